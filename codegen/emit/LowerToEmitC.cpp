@@ -1,0 +1,213 @@
+//===- LowerToEmitC.cpp - kern-lower-to-emitc ------------------------------------------===//
+//
+// The last IR step: planned kern functions become EmitC functions with the signatures of
+// the model ABI. What comes out is straight-line C++ — pointers computed from constant
+// offsets and calls with constant template shapes — with no dispatch at run time.
+//
+//===------------------------------------------------------------------------------------===//
+#include "codegen/emit/Passes.h"
+
+#include "mlir/IR/Builders.h"
+
+#include <cstdio>
+
+namespace saguaro::emit {
+#define GEN_PASS_DEF_KERNLOWERTOEMITC
+#include "codegen/emit/Passes.h.inc"
+} // namespace saguaro::emit
+
+using namespace mlir;
+using namespace saguaro;
+
+namespace {
+/// EmitC types of the model ABI.
+struct AbiTypes {
+  explicit AbiTypes(MLIRContext *ctx)
+      : state(emitc::OpaqueType::get(ctx, "const saguaro::ModelState&")),
+        floatPtr(emitc::PointerType::get(FloatType::getF32(ctx))),
+        tokenPtr(emitc::PointerType::get(emitc::OpaqueType::get(ctx, "const int32_t"))),
+        weightPtr(emitc::PointerType::get(emitc::OpaqueType::get(ctx, "const void"))),
+        i32(IntegerType::get(ctx, 32)), i64(IntegerType::get(ctx, 64)), i1(IntegerType::get(ctx, 1)) {}
+  Type state, floatPtr, tokenPtr, weightPtr, i32, i64, i1;
+};
+
+/// Builds one EmitC entry function from a planned kern function.
+class EntryEmitter {
+public:
+  EntryEmitter(func::FuncOp fn, llvm::MapVector<StringRef, int64_t> &slots)
+      : fn(fn), b(fn.getContext()), t(fn.getContext()), slots(slots) {}
+
+  LogicalResult run(StringRef kind);
+
+private:
+  /// A literal the C++ emitter inlines at its use: `16`, `true`, `9.99999975e-06f`.
+  Value literal(Type type, Attribute value) {
+    std::string text;
+    if (auto f = dyn_cast<FloatAttr>(value)) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.9g", f.getValueAsDouble());
+      text = buf;
+      if (text.find_first_of(".en") == std::string::npos)
+        text += ".0";
+      text += "f";
+    } else if (auto i = dyn_cast<IntegerAttr>(value)) {
+      text = i.getType().isInteger(1) ? (i.getValue().isZero() ? "false" : "true")
+                                      : std::to_string(i.getInt());
+    }
+    return b.create<emitc::LiteralOp>(fn.getLoc(), type, text);
+  }
+  Value opaqueCall(Type result, StringRef callee, ValueRange operands, ArrayRef<Attribute> args) {
+    return b.create<emitc::CallOpaqueOp>(fn.getLoc(), TypeRange{result}, callee, operands,
+                                         b.getArrayAttr(args), ArrayAttr())
+        .getResult(0);
+  }
+  /// `base + floats` as an EmitC pointer addition.
+  Value offsetPointer(Value base, int64_t floats) {
+    return b.create<emitc::AddOp>(fn.getLoc(), t.floatPtr, base,
+                                  literal(t.i64, b.getI64IntegerAttr(floats)));
+  }
+  Value weight(StringRef name);
+  FailureOr<Value> argument(kern::CallOp call, Attribute arg, ValueRange buffers);
+
+  func::FuncOp fn;
+  OpBuilder b;
+  AbiTypes t;
+  llvm::MapVector<StringRef, int64_t> &slots;
+  Value state, arena, kv;
+  llvm::StringMap<Value> params;
+  DenseMap<Value, Value> pointers;        // kern.alloc -> arena pointer
+  llvm::StringMap<Value> weightPointers;  // weight name -> pointer
+  DenseMap<int64_t, Value> kvPointers;    // float offset -> pointer
+};
+
+Value EntryEmitter::weight(StringRef name) {
+  auto found = weightPointers.find(name);
+  if (found != weightPointers.end())
+    return found->second;
+  int64_t slot = slots.insert({name, static_cast<int64_t>(slots.size())}).first->second;
+  Value ptr = opaqueCall(t.weightPtr, "weight_of", state,
+                         {b.getIndexAttr(0), b.getI32IntegerAttr(static_cast<int32_t>(slot))});
+  weightPointers[name] = ptr;
+  return ptr;
+}
+
+FailureOr<Value> EntryEmitter::argument(kern::CallOp call, Attribute arg, ValueRange buffers) {
+  if (auto i = dyn_cast<IntegerAttr>(arg); i && i.getType().isIndex())
+    return pointers.lookup(buffers[i.getInt()]);
+  if (auto p = dyn_cast<kern::ParamAttr>(arg)) {
+    Value v = params.lookup(p.getName());
+    if (!v)
+      return call.emitOpError() << "runtime parameter \"" << p.getName()
+                                << "\" does not exist in this entry point";
+    return v;
+  }
+  if (auto w = dyn_cast<kern::WeightAttr>(arg))
+    return weight(w.getName());
+  if (auto k = dyn_cast<kern::KvAttr>(arg)) {
+    Value &ptr = kvPointers[k.getOffset()];
+    if (!ptr)
+      ptr = offsetPointer(kv, k.getOffset());
+    return ptr;
+  }
+  if (auto f = dyn_cast<FloatAttr>(arg)) {
+    if (!f.getValue().isFinite())
+      return call.emitOpError() << "float argument " << f << " is not finite";
+    return literal(f.getType(), f);
+  }
+  if (auto i = dyn_cast<IntegerAttr>(arg))
+    return literal(i.getType(), i);
+  return call.emitOpError() << "cannot lower argument " << arg << " to EmitC";
+}
+
+LogicalResult EntryEmitter::run(StringRef kind) {
+  bool prefill = kind == "prefill";
+  if (!prefill && kind != "decode")
+    return fn.emitOpError() << "unknown entry kind \"" << kind << "\"";
+  // The ABI signatures (model_abi.h).
+  SmallVector<Type> inputs = prefill
+      ? SmallVector<Type>{t.state, t.tokenPtr, t.i32, t.i32, t.floatPtr, t.i1}
+      : SmallVector<Type>{t.state, t.i32, t.i32, t.floatPtr};
+  b.setInsertionPoint(fn);
+  auto entry = b.create<emitc::FuncOp>(
+      fn.getLoc(), prefill ? "saguaro_model_prefill" : "saguaro_model_decode",
+      FunctionType::get(fn.getContext(), inputs, {}));
+  Block *body = entry.addEntryBlock();
+  b.setInsertionPointToStart(body);
+
+  state = body->getArgument(0);
+  arena = opaqueCall(t.floatPtr, "arena_of", state, {b.getIndexAttr(0)});
+  kv = opaqueCall(t.floatPtr, "kv_of", state, {b.getIndexAttr(0)});
+  if (prefill) {
+    params["tokens"] = body->getArgument(1);
+    params["rows"] = body->getArgument(2);
+    params["pos0"] = body->getArgument(3);
+    params["logits"] = body->getArgument(4);
+    params["all_logits"] = body->getArgument(5);
+    params["logit_rows"] = b.create<emitc::ConditionalOp>(
+        fn.getLoc(), t.i32, body->getArgument(5), body->getArgument(2),
+        literal(t.i32, b.getI32IntegerAttr(1)));
+  } else {
+    params["tokens"] = b.create<emitc::ApplyOp>(fn.getLoc(), t.tokenPtr, "&", body->getArgument(1));
+    params["pos0"] = body->getArgument(2);
+    params["logits"] = body->getArgument(3);
+    params["rows"] = params["logit_rows"] = literal(t.i32, b.getI32IntegerAttr(1));
+    params["all_logits"] = literal(t.i1, b.getBoolAttr(false));
+  }
+
+  for (Operation &op : fn.getBody().front()) {
+    if (auto alloc = dyn_cast<kern::AllocOp>(op)) {
+      if (!alloc.getOffset())
+        return alloc.emitOpError("has no planned offset; run kern-plan-memory first");
+      pointers[alloc] = offsetPointer(arena, *alloc.getOffset() / 4); // bytes -> floats
+      continue;
+    }
+    if (auto call = dyn_cast<kern::CallOp>(op)) {
+      SmallVector<Value> operands;
+      SmallVector<Attribute> args;
+      for (Attribute arg : call.getArgs()) {
+        FailureOr<Value> v = argument(call, arg, call.getBuffers());
+        if (failed(v))
+          return failure();
+        args.push_back(b.getIndexAttr(operands.size()));
+        operands.push_back(*v);
+      }
+      b.create<emitc::CallOpaqueOp>(call.getLoc(), TypeRange{},
+                                    ("saguaro::kernels::" + call.getCallee()).str(), operands,
+                                    b.getArrayAttr(args), call.getTemplateArgs());
+      continue;
+    }
+    if (isa<func::ReturnOp>(op))
+      continue;
+    return op.emitOpError("cannot be lowered to EmitC");
+  }
+  b.create<emitc::ReturnOp>(fn.getLoc(), Value());
+  return success();
+}
+
+struct KernLowerToEmitCPass : emit::impl::KernLowerToEmitCBase<KernLowerToEmitCPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    llvm::MapVector<StringRef, int64_t> slots;
+    SmallVector<func::FuncOp> entries;
+    for (auto fn : module.getOps<func::FuncOp>())
+      if (fn->hasAttr("llm.entry"))
+        entries.push_back(fn);
+    for (func::FuncOp fn : entries) {
+      auto kind = fn->getAttrOfType<StringAttr>("llm.entry");
+      if (!kind) {
+        fn.emitOpError("llm.entry must be a string");
+        return signalPassFailure();
+      }
+      if (failed(EntryEmitter(fn, slots).run(kind.getValue())))
+        return signalPassFailure();
+    }
+    Builder b(&getContext());
+    SmallVector<Attribute> names;
+    for (auto &slot : slots)
+      names.push_back(b.getStringAttr(slot.first));
+    module->setAttr("saguaro.weight_slots", b.getArrayAttr(names));
+    for (func::FuncOp fn : entries)
+      fn.erase();
+  }
+};
+} // namespace

@@ -1,0 +1,136 @@
+//===- Compile.cpp - model files -> bundle ---------------------------------------------===//
+#include "compiler/driver/Compile.h"
+
+#include "codegen/emit/EmitBundle.h"
+#include "compiler/import/GraphBuilder.h"
+#include "compiler/import/TokenizerImport.h"
+#include "compiler/pipelines/Pipelines.h"
+#include "xxh64.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace saguaro;
+
+namespace {
+std::string hex64(uint64_t v) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+llvm::Expected<uint64_t> hashFile(llvm::StringRef path) {
+  auto file = llvm::MemoryBuffer::getFile(path, false, false);
+  if (!file)
+    return fileError(path, "cannot read: " + file.getError().message());
+  llvm::StringRef b = (*file)->getBuffer();
+  return xxh64(b.data(), b.size(), 0);
+}
+
+bool isDirectory(const std::string &p) { return llvm::sys::fs::is_directory(p); }
+
+llvm::Error importModel(const CompileOptions &o, ImportedModel &model) {
+  if (!llvm::sys::fs::exists(o.model))
+    return fileError(o.model, "no such file or directory");
+  return isDirectory(o.model) ? importHuggingFace(o.model, model) : importLlama2c(o.model, model);
+}
+
+/// The tokenizer to compile in: --tokenizer, else tokenizer.json beside an HF model.
+llvm::Error importTokenizer(const CompileOptions &o, BundleInputs &in, std::vector<std::string> &files) {
+  std::string path = o.tokenizer;
+  if (path.empty() && isDirectory(o.model)) {
+    llvm::SmallString<256> p(o.model);
+    llvm::sys::path::append(p, "tokenizer.json");
+    if (llvm::sys::fs::exists(p))
+      path = p.str().str();
+  }
+  if (path.empty())
+    return llvm::Error::success(); // a bundle without a tokenizer still computes logits
+  std::string err;
+  bool json = llvm::StringRef(path).ends_with(".json") || isDirectory(path);
+  bool ok = json ? import_hf_tokenizer(path, &in.tokenizer, &in.metadata, &err)
+                 : import_llama2c_tokenizer(path, &in.tokenizer, &in.metadata, &err);
+  if (!ok)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), err);
+  in.tokenizerTensor = json ? "tokenizer.bpe" : "tokenizer.llama2c";
+  files.push_back(path);
+  return llvm::Error::success();
+}
+} // namespace
+
+llvm::Expected<std::string> saguaro::bundleKey(const CompileOptions &o) {
+  std::string key = "saguaro 0.1.0|" + o.target + "|" + std::to_string(o.maxSeq) + "|" +
+                    std::to_string(o.prefillChunk) + "|" + o.tokenizer + "|";
+  std::vector<std::string> files;
+  if (isDirectory(o.model)) {
+    std::error_code ec;
+    for (llvm::sys::fs::directory_iterator it(o.model, ec), end; it != end && !ec; it.increment(ec))
+      files.push_back(it->path());
+    std::sort(files.begin(), files.end());
+  } else {
+    files.push_back(o.model);
+  }
+  if (!o.tokenizer.empty())
+    files.push_back(o.tokenizer);
+  for (const std::string &f : files) {
+    if (isDirectory(f))
+      continue;
+    auto h = hashFile(f);
+    if (!h)
+      return h.takeError();
+    key += llvm::sys::path::filename(f).str() + "=" + hex64(*h) + "|";
+  }
+  return hex64(xxh64(key.data(), key.size(), 0));
+}
+
+llvm::Error saguaro::compileBundle(const CompileOptions &o, const std::string &outDir) {
+  ImportedModel model;
+  if (auto e = importModel(o, model))
+    return e;
+  ModelDesc &d = model.desc;
+  d.maxSeq = o.maxSeq > 0 ? o.maxSeq : std::min(d.maxSeq, kDefaultMaxSeq);
+  if (o.prefillChunk <= 0 || o.prefillChunk > d.maxSeq)
+    return fileError(o.model, "--prefill-chunk must be between 1 and the sequence length " +
+                                  llvm::Twine(d.maxSeq));
+
+  BundleInputs in;
+  in.model = &model;
+  in.target = o.target;
+  in.prefillChunk = o.prefillChunk;
+  in.runtimeSourceDir = SAGUARO_SOURCE_DIR;
+  in.metadata.push_back({"model.name", d.name});
+  in.metadata.push_back({"model.architecture", d.architecture});
+  std::vector<std::string> hashed = model.sourceFiles;
+  if (auto e = importTokenizer(o, in, hashed))
+    return e;
+  std::sort(in.metadata.begin(), in.metadata.end());
+  for (const std::string &f : hashed) {
+    auto h = hashFile(f);
+    if (!h)
+      return h.takeError();
+    in.sourceHashes.push_back({llvm::sys::path::filename(f).str(), hex64(*h)});
+  }
+
+  mlir::DialectRegistry registry;
+  registerSaguaroDialects(registry);
+  mlir::MLIRContext ctx(registry);
+  ctx.loadAllAvailableDialects();
+  auto module = buildGraph(ctx, d, o.prefillChunk);
+  std::string diagnostics;
+  {
+    mlir::ScopedDiagnosticHandler handler(&ctx, [&](mlir::Diagnostic &diag) {
+      llvm::raw_string_ostream(diagnostics) << diag << "\n";
+      return mlir::success();
+    });
+    mlir::PassManager pm(&ctx);
+    buildCompilePipeline(pm);
+    if (mlir::failed(mlir::verify(*module)) || mlir::failed(pm.run(*module)))
+      return fileError(o.model, "compilation failed: " + diagnostics);
+  }
+  return emitBundle(*module, in, outDir);
+}

@@ -1,0 +1,31 @@
+//===- Compile.h - model files -> bundle -----------------------------------------------===//
+#ifndef SAGUARO_COMPILER_DRIVER_COMPILE_H
+#define SAGUARO_COMPILER_DRIVER_COMPILE_H
+
+#include "llvm/Support/Error.h"
+
+#include <string>
+
+namespace saguaro {
+
+struct CompileOptions {
+  std::string model;      // llama2.c .bin or a Hugging Face directory
+  std::string tokenizer;  // optional tokenizer file (llama2.c tokenizer.bin or tokenizer.json)
+  std::string target = "generic";
+  int64_t maxSeq = 0;     // 0: the model's own limit, capped at kDefaultMaxSeq
+  int64_t prefillChunk = 64;
+  bool verbose = false;
+};
+
+constexpr int64_t kDefaultMaxSeq = 2048;
+
+/// Imports, lowers and writes a bundle to `outDir`.
+llvm::Error compileBundle(const CompileOptions &options, const std::string &outDir);
+
+/// A content hash of everything that determines the bundle (model files, tokenizer,
+/// options, compiler version), as 16 hex digits.
+llvm::Expected<std::string> bundleKey(const CompileOptions &options);
+
+} // namespace saguaro
+
+#endif // SAGUARO_COMPILER_DRIVER_COMPILE_H

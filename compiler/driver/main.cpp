@@ -1,0 +1,255 @@
+//===- main.cpp - the saguaro command-line driver --------------------------------------===//
+//
+//   saguaro compile MODEL -o BUNDLE_DIR [--target T] [--tokenizer FILE] [--max-seq N]
+//                                       [--prefill-chunk N]
+//   saguaro run MODEL_OR_BUNDLE [--tokenizer FILE] -p PROMPT [-n STEPS] [-t TEMP] [--seed S] ...
+//   saguaro logits MODEL_OR_BUNDLE --token-ids FILE -o OUT.npy
+//
+// `run` and `logits` compile a model into a content-addressed cache directory, build the
+// bundle with CMake, and execute its program; bundles are built in place.
+//
+//===------------------------------------------------------------------------------------===//
+#include "compiler/driver/Compile.h"
+#include "compiler/import/ModelDesc.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdlib>
+#include <map>
+#include <unistd.h>
+
+using namespace saguaro;
+
+namespace {
+const char *kUsage = R"(usage:
+  saguaro compile MODEL -o BUNDLE_DIR [--target generic|x86-avx2|aarch64-neon|aarch64-dotprod|aarch64-i8mm]
+                  [--tokenizer FILE] [--max-seq N] [--prefill-chunk N]
+  saguaro run MODEL_OR_BUNDLE [--tokenizer FILE] -p PROMPT [-n STEPS] [-t TEMPERATURE] [--seed S]
+                  [--top-k K] [--top-p P] [--min-p P] [--repetition-penalty R] [--target T]
+  saguaro logits MODEL_OR_BUNDLE --token-ids FILE -o OUT.npy [--tokenizer FILE]
+)";
+
+int fail(const llvm::Twine &message) {
+  llvm::errs() << "saguaro: " << message << "\n";
+  return 1;
+}
+
+/// Flags of a subcommand: `--name value` pairs plus one positional argument.
+struct Args {
+  std::string positional;
+  std::map<std::string, std::string> flags;
+  std::vector<std::string> passThrough; // sampler flags forwarded to the bundle program
+};
+
+const std::vector<std::string> kForwarded = {"-p", "-n", "-t", "--seed", "--top-k", "--top-p",
+                                             "--min-p", "--repetition-penalty"};
+
+llvm::Expected<Args> parseArgs(int argc, char **argv, const std::vector<std::string> &known) {
+  Args a;
+  for (int i = 2; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg.size() > 1 && arg[0] == '-') {
+      bool forwarded = std::find(kForwarded.begin(), kForwarded.end(), arg) != kForwarded.end();
+      if (!forwarded && std::find(known.begin(), known.end(), arg) == known.end())
+        return llvm::createStringError(llvm::inconvertibleErrorCode(), "unknown option '" + arg + "'");
+      if (i + 1 >= argc)
+        return llvm::createStringError(llvm::inconvertibleErrorCode(), "option '" + arg + "' needs a value");
+      a.flags[arg] = argv[++i];
+      if (forwarded) {
+        a.passThrough.push_back(arg);
+        a.passThrough.push_back(argv[i]);
+      }
+    } else if (a.positional.empty()) {
+      a.positional = arg;
+    } else {
+      return llvm::createStringError(llvm::inconvertibleErrorCode(), "unexpected argument '" + arg + "'");
+    }
+  }
+  if (a.positional.empty())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "missing MODEL argument");
+  return a;
+}
+
+llvm::Expected<int64_t> intFlag(const Args &a, const std::string &name, int64_t fallback) {
+  auto it = a.flags.find(name);
+  if (it == a.flags.end())
+    return fallback;
+  char *end = nullptr;
+  long long v = std::strtoll(it->second.c_str(), &end, 10);
+  if (it->second.empty() || *end != '\0')
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "option '" + name + "' needs an integer, got '" + it->second + "'");
+  return static_cast<int64_t>(v);
+}
+
+llvm::Expected<CompileOptions> compileOptions(const Args &a) {
+  CompileOptions o;
+  o.model = a.positional;
+  if (a.flags.count("--tokenizer"))
+    o.tokenizer = a.flags.at("--tokenizer");
+  if (a.flags.count("--target"))
+    o.target = a.flags.at("--target");
+  auto maxSeq = intFlag(a, "--max-seq", 0);
+  auto chunk = intFlag(a, "--prefill-chunk", 64);
+  if (!maxSeq)
+    return maxSeq.takeError();
+  if (!chunk)
+    return chunk.takeError();
+  o.maxSeq = *maxSeq;
+  o.prefillChunk = *chunk;
+  return o;
+}
+
+bool isBundle(const std::string &path) {
+  llvm::SmallString<256> blob(path), cmake(path);
+  llvm::sys::path::append(blob, "weights.sgw");
+  llvm::sys::path::append(cmake, "CMakeLists.txt");
+  return llvm::sys::fs::exists(blob) && llvm::sys::fs::exists(cmake);
+}
+
+std::string cacheRoot() {
+  if (const char *dir = std::getenv("SAGUARO_CACHE_DIR"))
+    return dir;
+  llvm::SmallString<256> p;
+  if (const char *xdg = std::getenv("XDG_CACHE_HOME"))
+    p = xdg;
+  else if (const char *home = std::getenv("HOME"))
+    (p = home), llvm::sys::path::append(p, ".cache");
+  else
+    p = "/tmp";
+  llvm::sys::path::append(p, "saguaro");
+  return p.str().str();
+}
+
+/// Runs a program quietly; on failure shows its output.
+llvm::Error runQuiet(llvm::ArrayRef<llvm::StringRef> args, llvm::StringRef logPath) {
+  auto program = llvm::sys::findProgramByName(args[0]);
+  if (!program)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), args[0].str() + " not found on PATH");
+  std::optional<llvm::StringRef> redirects[] = {std::nullopt, logPath, logPath};
+  std::string err;
+  int rc = llvm::sys::ExecuteAndWait(*program, args, std::nullopt, redirects, 0, 0, &err);
+  if (rc != 0) {
+    if (auto log = llvm::MemoryBuffer::getFile(logPath))
+      llvm::errs() << (*log)->getBuffer();
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "'" + llvm::join(args, " ") + "' failed" + (err.empty() ? "" : ": " + err));
+  }
+  return llvm::Error::success();
+}
+
+/// Builds a bundle's program (once) and returns its path.
+llvm::Expected<std::string> buildBundle(const std::string &bundle) {
+  std::string build = bundle + "/build", exe = build + "/saguaro_bundle";
+  if (llvm::sys::fs::exists(exe))
+    return exe;
+  std::string log = bundle + "/build.log";
+  llvm::errs() << "saguaro: building " << bundle << "\n";
+  if (auto e = runQuiet({"cmake", "-S", bundle, "-B", build, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release"}, log))
+    return std::move(e);
+  if (auto e = runQuiet({"cmake", "--build", build}, log))
+    return std::move(e);
+  return exe;
+}
+
+/// The bundle for MODEL_OR_BUNDLE: itself, or a cached compilation of the model.
+llvm::Expected<std::string> bundleFor(const Args &a) {
+  if (isBundle(a.positional))
+    return a.positional;
+  auto o = compileOptions(a);
+  if (!o)
+    return o.takeError();
+  auto key = bundleKey(*o);
+  if (!key)
+    return key.takeError();
+  std::string dir = cacheRoot() + "/" + *key;
+  if (!isBundle(dir)) {
+    if (std::error_code ec = llvm::sys::fs::create_directories(cacheRoot()))
+      return fileError(cacheRoot(), "cannot create the cache directory: " + ec.message());
+    llvm::errs() << "saguaro: compiling " << a.positional << " -> " << dir << "\n";
+    if (auto e = compileBundle(*o, dir))
+      return std::move(e);
+  }
+  return dir;
+}
+
+int execBundle(const std::string &exe, const std::string &bundle, const std::vector<std::string> &args) {
+  std::vector<char *> argv;
+  std::vector<std::string> all = {exe, bundle};
+  all.insert(all.end(), args.begin(), args.end());
+  for (std::string &s : all)
+    argv.push_back(s.data());
+  argv.push_back(nullptr);
+  llvm::errs().flush();
+  ::execv(exe.c_str(), argv.data());
+  return fail("cannot execute " + exe);
+}
+
+int cmdCompile(int argc, char **argv) {
+  auto a = parseArgs(argc, argv, {"-o", "--target", "--tokenizer", "--max-seq", "--prefill-chunk"});
+  if (!a)
+    return fail(llvm::toString(a.takeError()));
+  if (!a->flags.count("-o"))
+    return fail("compile needs -o BUNDLE_DIR");
+  auto o = compileOptions(*a);
+  if (!o)
+    return fail(llvm::toString(o.takeError()));
+  if (auto e = compileBundle(*o, a->flags.at("-o")))
+    return fail(llvm::toString(std::move(e)));
+  llvm::errs() << "saguaro: wrote " << a->flags.at("-o") << "\n";
+  return 0;
+}
+
+int cmdRun(int argc, char **argv) {
+  auto a = parseArgs(argc, argv, {"--target", "--tokenizer", "--max-seq", "--prefill-chunk"});
+  if (!a)
+    return fail(llvm::toString(a.takeError()));
+  if (!a->flags.count("-p"))
+    return fail("run needs -p PROMPT");
+  auto bundle = bundleFor(*a);
+  if (!bundle)
+    return fail(llvm::toString(bundle.takeError()));
+  auto exe = buildBundle(*bundle);
+  if (!exe)
+    return fail(llvm::toString(exe.takeError()));
+  return execBundle(*exe, *bundle, a->passThrough);
+}
+
+int cmdLogits(int argc, char **argv) {
+  auto a = parseArgs(argc, argv, {"--token-ids", "-o", "--target", "--tokenizer", "--max-seq", "--prefill-chunk"});
+  if (!a)
+    return fail(llvm::toString(a.takeError()));
+  if (!a->flags.count("--token-ids") || !a->flags.count("-o"))
+    return fail("logits needs --token-ids FILE and -o OUT.npy");
+  auto bundle = bundleFor(*a);
+  if (!bundle)
+    return fail(llvm::toString(bundle.takeError()));
+  auto exe = buildBundle(*bundle);
+  if (!exe)
+    return fail(llvm::toString(exe.takeError()));
+  return execBundle(*exe, *bundle, {"--logits", a->flags.at("--token-ids"), "-o", a->flags.at("-o")});
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
+    llvm::outs() << kUsage;
+    return argc < 2 ? 2 : 0;
+  }
+  std::string cmd = argv[1];
+  if (cmd == "compile")
+    return cmdCompile(argc, argv);
+  if (cmd == "run")
+    return cmdRun(argc, argv);
+  if (cmd == "logits")
+    return cmdLogits(argc, argv);
+  llvm::errs() << "saguaro: unknown command '" << cmd << "'\n" << kUsage;
+  return 2;
+}

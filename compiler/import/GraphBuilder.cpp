@@ -1,0 +1,106 @@
+//===- GraphBuilder.cpp - ModelDesc -> llm dialect -------------------------------------===//
+//
+// One decoder description covers llama2.c, Llama, Qwen3 and Gemma 3: the differences are
+// data (norm form, q/k norms, sandwich norms, RoPE bases and windows per layer, soft-caps).
+//
+//===------------------------------------------------------------------------------------===//
+#include "compiler/import/GraphBuilder.h"
+
+#include "dialects/llm/IR/LlmDialect.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+
+using namespace mlir;
+using namespace saguaro;
+
+namespace {
+class EntryBuilder {
+public:
+  EntryBuilder(OpBuilder &b, const ModelDesc &d, int64_t rows) : b(b), d(d), rows(rows) {}
+
+  void build(StringRef name, StringRef kind);
+
+private:
+  RankedTensorType act(int64_t features) { return RankedTensorType::get({rows, features}, b.getF32Type()); }
+  llm::WeightAttr w(const std::string &name) { return llm::WeightAttr::get(b.getContext(), name); }
+  FloatAttr f32(float v) { return b.getF32FloatAttr(v); }
+
+  Value norm(Value x, const std::string &weight) {
+    return b.create<llm::RmsNormOp>(loc, x.getType(), x, w(weight), f32(d.normEps), b.getBoolAttr(d.normAddOne));
+  }
+  Value linear(Value x, const std::string &weight, int64_t out) {
+    return b.create<llm::LinearOp>(loc, act(out), x, w(weight));
+  }
+  Value attention(Value x, int64_t layer);
+  Value mlp(Value x, const LayerWeights &lw);
+
+  OpBuilder &b;
+  const ModelDesc &d;
+  int64_t rows;
+  Location loc = b.getUnknownLoc();
+};
+
+Value EntryBuilder::attention(Value x, int64_t layer) {
+  const LayerWeights &lw = d.layerWeights[layer];
+  const LayerAttention &la = d.layerAttention[layer];
+  int64_t qDim = d.heads * d.headDim, kvDim = d.kvHeads * d.headDim;
+  Value q = linear(x, lw.wq, qDim), k = linear(x, lw.wk, kvDim), v = linear(x, lw.wv, kvDim);
+  if (!lw.qNorm.empty()) {
+    q = b.create<llm::HeadRmsNormOp>(loc, q.getType(), q, w(lw.qNorm), f32(d.normEps),
+                                     b.getI64IntegerAttr(d.heads), b.getI64IntegerAttr(d.headDim),
+                                     b.getBoolAttr(d.normAddOne));
+    k = b.create<llm::HeadRmsNormOp>(loc, k.getType(), k, w(lw.kNorm), f32(d.normEps),
+                                     b.getI64IntegerAttr(d.kvHeads), b.getI64IntegerAttr(d.headDim),
+                                     b.getBoolAttr(d.normAddOne));
+  }
+  auto rope = [&](Value t, int64_t heads) {
+    return b.create<llm::RopeOp>(loc, t.getType(), t, b.getI64IntegerAttr(heads),
+                                 b.getI64IntegerAttr(d.headDim), f32(la.ropeTheta), f32(la.ropePosScale),
+                                 b.getI64IntegerAttr(d.ropeStyle));
+  };
+  q = rope(q, d.heads);
+  k = rope(k, d.kvHeads);
+  Value a = b.create<llm::AttentionOp>(loc, q.getType(), q, k, v, b.getI64IntegerAttr(layer),
+                                       b.getI64IntegerAttr(d.heads), b.getI64IntegerAttr(d.kvHeads),
+                                       b.getI64IntegerAttr(d.headDim), b.getI64IntegerAttr(la.window),
+                                       f32(d.attnScale), f32(d.attnSoftcap));
+  Value o = linear(a, lw.wo, d.dim);
+  return lw.postAttnNorm.empty() ? o : norm(o, lw.postAttnNorm);
+}
+
+Value EntryBuilder::mlp(Value x, const LayerWeights &lw) {
+  Value m = b.create<llm::GatedMlpOp>(loc, x.getType(), x, w(lw.gate), w(lw.up), w(lw.down),
+                                      b.getI64IntegerAttr(d.hidden), b.getStringAttr(d.activation));
+  return lw.postFfnNorm.empty() ? m : norm(m, lw.postFfnNorm);
+}
+
+void EntryBuilder::build(StringRef name, StringRef kind) {
+  auto tokensType = RankedTensorType::get({rows}, b.getI32Type());
+  auto fn = b.create<func::FuncOp>(loc, name, b.getFunctionType({tokensType}, {act(d.vocab)}));
+  fn->setAttr("llm.entry", b.getStringAttr(kind));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(fn.addEntryBlock());
+
+  Value h = b.create<llm::EmbedOp>(loc, act(d.dim), fn.getArgument(0), w(d.tokEmbedding), f32(d.embedScale));
+  for (int64_t l = 0; l < d.layers; ++l) {
+    const LayerWeights &lw = d.layerWeights[l];
+    h = b.create<llm::AddOp>(loc, h, attention(norm(h, lw.attnNorm), l));
+    h = b.create<llm::AddOp>(loc, h, mlp(norm(h, lw.ffnNorm), lw));
+  }
+  Value logits = b.create<llm::LogitsOp>(loc, act(d.vocab), norm(h, d.finalNorm), w(d.lmHead),
+                                         f32(d.finalSoftcap));
+  b.create<func::ReturnOp>(loc, logits);
+}
+} // namespace
+
+OwningOpRef<ModuleOp> saguaro::buildGraph(MLIRContext &ctx, const ModelDesc &desc, int64_t prefillChunk) {
+  ctx.loadDialect<llm::LlmDialect, func::FuncDialect>();
+  OpBuilder b(&ctx);
+  OwningOpRef<ModuleOp> module = ModuleOp::create(b.getUnknownLoc());
+  (*module)->setAttr("llm.max_seq", b.getI64IntegerAttr(desc.maxSeq));
+  (*module)->setAttr("llm.model", b.getStringAttr(desc.name));
+  b.setInsertionPointToEnd(module->getBody());
+  EntryBuilder(b, desc, prefillChunk).build("prefill", "prefill");
+  EntryBuilder(b, desc, 1).build("decode", "decode");
+  return module;
+}

@@ -1,0 +1,16 @@
+//===- GraphBuilder.h - ModelDesc -> llm dialect ---------------------------------------===//
+#ifndef SAGUARO_COMPILER_IMPORT_GRAPHBUILDER_H
+#define SAGUARO_COMPILER_IMPORT_GRAPHBUILDER_H
+
+#include "compiler/import/ModelDesc.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
+namespace saguaro {
+/// Builds a module with two entry points, `prefill` over `prefillChunk` rows and `decode`
+/// over one row, both computing the same decoder stack described by `desc`.
+mlir::OwningOpRef<mlir::ModuleOp> buildGraph(mlir::MLIRContext &ctx, const ModelDesc &desc,
+                                             int64_t prefillChunk);
+} // namespace saguaro
+
+#endif // SAGUARO_COMPILER_IMPORT_GRAPHBUILDER_H

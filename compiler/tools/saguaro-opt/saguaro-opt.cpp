@@ -1,0 +1,24 @@
+//===- saguaro-opt.cpp - run Saguaro's passes on MLIR files ----------------------------===//
+#include "codegen/emit/Passes.h"
+#include "dialects/kern/Transforms/Passes.h"
+#include "dialects/llm/Transforms/Passes.h"
+
+#include "mlir/Dialect/EmitC/IR/EmitC.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "mlir/Transforms/Passes.h"
+
+int main(int argc, char **argv) {
+  mlir::DialectRegistry registry;
+  registry.insert<saguaro::llm::LlmDialect, saguaro::kern::KernDialect, mlir::func::FuncDialect,
+                  mlir::memref::MemRefDialect, mlir::emitc::EmitCDialect>();
+  saguaro::llm::registerLlmPasses();
+  saguaro::kern::registerKernPasses();
+  saguaro::emit::registerEmitPasses();
+  mlir::registerCanonicalizerPass();
+  mlir::registerCSEPass();
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "Saguaro optimizer driver\n", registry));
+}

@@ -1,0 +1,44 @@
+//===- KernOps.td - kern operations -------------------------------------*- tablegen -*-===//
+#ifndef SAGUARO_KERN_OPS
+#define SAGUARO_KERN_OPS
+
+include "KernDialect.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def Kern_AllocOp : Kern_Op<"alloc"> {
+  let summary = "An activation buffer in the arena";
+  let description = [{
+    Before planning the buffer has no `offset`; `kern-plan-memory` sets it (in bytes,
+    64-byte aligned). The shape must be static.
+
+    ```mlir
+    %b = kern.alloc {offset = 256 : i64} : memref<4x64xf32>
+    ```
+  }];
+  let arguments = (ins OptionalAttr<I64Attr>:$offset);
+  let results = (outs AnyMemRef:$buffer);
+  let assemblyFormat = "attr-dict `:` type($buffer)";
+  let hasVerifier = 1;
+}
+
+def Kern_CallOp : Kern_Op<"call"> {
+  let summary = "A call into a named kernel";
+  let description = [{
+    `args` lists the C++ arguments in order. An `index`-typed integer `i` stands for
+    buffer operand `i`; `#kern.param`, `#kern.weight` and `#kern.kv` stand for runtime
+    values; any other integer, float or bool attribute is passed as a literal.
+    `template_args` become the kernel's compile-time parameters.
+
+    ```mlir
+    kern.call %x, %y {callee = "rmsnorm_f32", template_args = [64 : i64, false],
+        args = [#kern.param<"rows">, 0 : index, #kern.weight<"norm">, 1.0e-05 : f32, 1 : index]}
+        : memref<4x64xf32>, memref<4x64xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<AnyMemRef>:$buffers, StrAttr:$callee, ArrayAttr:$template_args,
+                       ArrayAttr:$args);
+  let assemblyFormat = "($buffers^ `:` type($buffers))? attr-dict";
+  let hasVerifier = 1;
+}
+
+#endif // SAGUARO_KERN_OPS

@@ -1,0 +1,112 @@
+//===- LlmDialect.cpp - llm dialect registration and verifiers -------------------------===//
+#include "dialects/llm/IR/LlmDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace saguaro::llm;
+
+#include "dialects/llm/IR/LlmOpsDialect.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "dialects/llm/IR/LlmAttrs.cpp.inc"
+
+void LlmDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "dialects/llm/IR/LlmOps.cpp.inc"
+      >();
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "dialects/llm/IR/LlmAttrs.cpp.inc"
+      >();
+}
+
+bool saguaro::llm::isLastUse(Value value, Operation *user) {
+  if (isa<BlockArgument>(value))
+    return false; // entry arguments belong to the caller
+  for (Operation *other : value.getUsers())
+    if (other != user && (other->getBlock() != user->getBlock() || !other->isBeforeInBlock(user)))
+      return false;
+  return true;
+}
+
+namespace {
+/// Rows (dim 0) and features (dim 1) of a 2-D activation type.
+int64_t rowsOf(Type t) { return cast<RankedTensorType>(t).getDimSize(0); }
+int64_t featuresOf(Type t) { return cast<RankedTensorType>(t).getDimSize(1); }
+
+/// Checks that `a` and `b` have the same number of rows.
+LogicalResult sameRows(Operation *op, Type a, Type b) {
+  if (rowsOf(a) != rowsOf(b))
+    return op->emitOpError() << "row counts differ: " << rowsOf(a) << " vs " << rowsOf(b);
+  return success();
+}
+} // namespace
+
+LogicalResult EmbedOp::verify() {
+  auto tokens = cast<RankedTensorType>(getTokens().getType());
+  if (tokens.getDimSize(0) != rowsOf(getType()))
+    return emitOpError() << "has " << tokens.getDimSize(0) << " tokens but "
+                         << rowsOf(getType()) << " result rows";
+  return success();
+}
+
+LogicalResult HeadRmsNormOp::verify() {
+  if (getHeadsAttr().getInt() <= 0 || getHeadDimAttr().getInt() <= 0)
+    return emitOpError("heads and head_dim must be positive");
+  if (static_cast<int64_t>(getHeads() * getHeadDim()) != featuresOf(getType()))
+    return emitOpError() << "heads * head_dim = " << getHeads() * getHeadDim()
+                         << " but rows have " << featuresOf(getType()) << " features";
+  return success();
+}
+
+LogicalResult LinearOp::verify() { return sameRows(*this, getInput().getType(), getType()); }
+
+LogicalResult RopeOp::verify() {
+  if (getHeadDimAttr().getInt() <= 0 || getHeadsAttr().getInt() <= 0)
+    return emitOpError("heads and head_dim must be positive");
+  if (getHeadDim() % 2 != 0)
+    return emitOpError() << "head_dim must be even, got " << getHeadDim();
+  if (getStyle() != 0 && getStyle() != 1)
+    return emitOpError() << "style must be 0 (interleaved) or 1 (halves), got " << getStyle();
+  if (featuresOf(getType()) % getHeadDim() != 0)
+    return emitOpError() << "features " << featuresOf(getType())
+                         << " are not a multiple of head_dim " << getHeadDim();
+  return success();
+}
+
+LogicalResult AttentionOp::verify() {
+  int64_t hd = getHeadDimAttr().getInt();
+  if (getHeadsAttr().getInt() <= 0 || hd <= 0 || getKvHeadsAttr().getInt() <= 0)
+    return emitOpError("heads, kv_heads and head_dim must be positive");
+  if (getHeads() % getKvHeads() != 0)
+    return emitOpError() << "heads (" << getHeads() << ") must be a multiple of kv_heads ("
+                         << getKvHeads() << ")";
+  if (featuresOf(getQ().getType()) != getHeads() * hd)
+    return emitOpError() << "q has " << featuresOf(getQ().getType())
+                         << " features, expected heads * head_dim = " << getHeads() * hd;
+  if (featuresOf(getK().getType()) != getKvHeads() * hd || getK().getType() != getV().getType())
+    return emitOpError() << "k and v must both have kv_heads * head_dim = " << getKvHeads() * hd
+                         << " features";
+  if (getType() != getQ().getType())
+    return emitOpError("result must have the type of q");
+  if (getWindowAttr().getInt() < 0)
+    return emitOpError() << "window must be >= 0, got " << getWindowAttr().getInt();
+  return sameRows(*this, getQ().getType(), getK().getType());
+}
+
+LogicalResult GatedMlpOp::verify() {
+  if (getAct() != "silu" && getAct() != "gelu_tanh")
+    return emitOpError() << "act must be \"silu\" or \"gelu_tanh\", got \"" << getAct() << "\"";
+  if (getHiddenAttr().getInt() <= 0)
+    return emitOpError() << "hidden must be positive";
+  return success();
+}
+
+LogicalResult LogitsOp::verify() { return sameRows(*this, getInput().getType(), getType()); }
+
+#define GET_OP_CLASSES
+#include "dialects/llm/IR/LlmOps.cpp.inc"

@@ -1,0 +1,182 @@
+//===- LlmOps.td - llm operations ---------------------------------------*- tablegen -*-===//
+#ifndef SAGUARO_LLM_OPS
+#define SAGUARO_LLM_OPS
+
+include "LlmDialect.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+
+def F32Rows : 2DTensorOf<[F32]>;
+
+def Llm_EmbedOp : Llm_Op<"embed", [Pure]> {
+  let summary = "Gathers embedding rows for token ids, optionally scaled";
+  let description = [{
+    `out[r] = table[tokens[r]] * scale`. Gemma scales by sqrt(hidden_size).
+
+    ```mlir
+    %h = llm.embed %tokens {table = #llm.weight<"tok">, scale = 1.0 : f32}
+        : tensor<4xi32> -> tensor<4x64xf32>
+    ```
+  }];
+  let arguments = (ins 1DTensorOf<[I32]>:$tokens, Llm_WeightAttr:$table,
+                       DefaultValuedAttr<F32Attr, "1.0">:$scale);
+  let results = (outs F32Rows:$result);
+  let assemblyFormat = "$tokens attr-dict `:` type($tokens) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Llm_RmsNormOp : Llm_Op<"rms_norm", [Pure, SameOperandsAndResultType]> {
+  let summary = "Root-mean-square normalisation of each row";
+  let description = [{
+    `out = x / sqrt(mean(x^2) + eps) * w`, or `* (1 + w)` when `add_one` (Gemma).
+
+    ```mlir
+    %n = llm.rms_norm %h {weight = #llm.weight<"norm">, eps = 1.0e-05 : f32} : tensor<4x64xf32>
+    ```
+  }];
+  let arguments = (ins F32Rows:$input, Llm_WeightAttr:$weight, F32Attr:$eps,
+                       DefaultValuedAttr<BoolAttr, "false">:$add_one);
+  let results = (outs F32Rows:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+}
+
+def Llm_AddRmsNormOp : Llm_Op<"add_rms_norm",
+    [Pure, AllTypesMatch<["residual", "delta", "sum", "normed"]>]> {
+  let summary = "Residual add fused with the RMSNorm that reads its result";
+  let description = [{
+    Produces `sum = residual + delta` and `normed = rms_norm(sum)` in one pass over
+    the row. Created by `llm-fuse-residual-norm`.
+
+    ```mlir
+    %s, %n = llm.add_rms_norm %h, %d {weight = #llm.weight<"n">, eps = 1.0e-05 : f32}
+        : tensor<4x64xf32>
+    ```
+  }];
+  let arguments = (ins F32Rows:$residual, F32Rows:$delta, Llm_WeightAttr:$weight, F32Attr:$eps,
+                       DefaultValuedAttr<BoolAttr, "false">:$add_one);
+  let results = (outs F32Rows:$sum, F32Rows:$normed);
+  let assemblyFormat = "$residual `,` $delta attr-dict `:` type($sum)";
+  }
+
+def Llm_HeadRmsNormOp : Llm_Op<"head_rms_norm", [Pure, SameOperandsAndResultType]> {
+  let summary = "RMSNorm of every head vector with one shared weight (q/k norm)";
+  let description = [{
+    The row is `heads` vectors of `head_dim`; each is normalised on its own.
+
+    ```mlir
+    %q2 = llm.head_rms_norm %q {weight = #llm.weight<"q_norm">, eps = 1.0e-06 : f32,
+                                heads = 4 : i64, head_dim = 16 : i64} : tensor<4x64xf32>
+    ```
+  }];
+  let arguments = (ins F32Rows:$input, Llm_WeightAttr:$weight, F32Attr:$eps,
+                       I64Attr:$heads, I64Attr:$head_dim,
+                       DefaultValuedAttr<BoolAttr, "false">:$add_one);
+  let results = (outs F32Rows:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Llm_LinearOp : Llm_Op<"linear", [Pure]> {
+  let summary = "Row-wise product with a [out, in] weight matrix, no bias";
+  let description = [{
+    `out[r][n] = sum_k x[r][k] * W[n][k]` (PyTorch `nn.Linear` layout).
+
+    ```mlir
+    %q = llm.linear %n {weight = #llm.weight<"wq">} : tensor<4x64xf32> -> tensor<4x64xf32>
+    ```
+  }];
+  let arguments = (ins F32Rows:$input, Llm_WeightAttr:$weight);
+  let results = (outs F32Rows:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Llm_RopeOp : Llm_Op<"rope", [Pure, SameOperandsAndResultType]> {
+  let summary = "Rotary position embedding of every head vector";
+  let description = [{
+    Row r has position `(pos0 + r) / pos_scale`. `style` 0 rotates interleaved pairs
+    (llama2.c), 1 rotates halves (Hugging Face `rotate_half`).
+
+    ```mlir
+    %qr = llm.rope %q {heads = 8 : i64, head_dim = 8 : i64, theta = 1.0e+04 : f32,
+                       pos_scale = 1.0 : f32, style = 0 : i64} : tensor<4x64xf32>
+    ```
+  }];
+  let arguments = (ins F32Rows:$input, I64Attr:$heads, I64Attr:$head_dim, F32Attr:$theta,
+                       DefaultValuedAttr<F32Attr, "1.0">:$pos_scale, I64Attr:$style);
+  let results = (outs F32Rows:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Llm_AttentionOp : Llm_Op<"attention",
+    [MemoryEffects<[MemWrite, MemRead]>, AllTypesMatch<["k", "v"]>, AllTypesMatch<["q", "result"]>]> {
+  let summary = "Causal grouped-query attention that appends k/v to the layer's KV cache";
+  let description = [{
+    Stores the rows of `k` and `v` at positions `pos0..pos0+T-1` of cache layer `layer`,
+    then attends each query row over the cached positions it may see: all earlier ones,
+    or the last `window` when `window > 0`. Scores are scaled by `scale` (or divided by
+    sqrt(head_dim) when `scale` is 0, as llama2.c does) and soft-capped when `softcap > 0`.
+
+    ```mlir
+    %o = llm.attention %q, %k, %v {layer = 0 : i64, heads = 8 : i64, kv_heads = 4 : i64,
+        head_dim = 8 : i64, window = 0 : i64, scale = 0.0 : f32, softcap = 0.0 : f32}
+        : tensor<4x64xf32>, tensor<4x32xf32>
+    ```
+  }];
+  let arguments = (ins F32Rows:$q, F32Rows:$k, F32Rows:$v, I64Attr:$layer, I64Attr:$heads,
+                       I64Attr:$kv_heads, I64Attr:$head_dim, I64Attr:$window,
+                       F32Attr:$scale, F32Attr:$softcap);
+  let results = (outs F32Rows:$result);
+  let assemblyFormat = "$q `,` $k `,` $v attr-dict `:` type($q) `,` type($k)";
+  let hasVerifier = 1;
+}
+
+def Llm_GatedMlpOp : Llm_Op<"gated_mlp", [Pure, SameOperandsAndResultType]> {
+  let summary = "down(act(gate(x)) * up(x)) with SiLU or GELU-tanh";
+  let description = [{
+    ```mlir
+    %m = llm.gated_mlp %n {gate = #llm.weight<"w1">, up = #llm.weight<"w3">,
+                           down = #llm.weight<"w2">, hidden = 172 : i64, act = "silu"}
+        : tensor<4x64xf32>
+    ```
+  }];
+  let arguments = (ins F32Rows:$input, Llm_WeightAttr:$gate, Llm_WeightAttr:$up,
+                       Llm_WeightAttr:$down, I64Attr:$hidden, StrAttr:$act);
+  let results = (outs F32Rows:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Llm_AddOp : Llm_Op<"add", [Pure, Commutative, SameOperandsAndResultType]> {
+  let summary = "Element-wise sum (the residual connection)";
+  let description = [{
+    ```mlir
+    %s = llm.add %a, %b : tensor<4x64xf32>
+    ```
+  }];
+  let arguments = (ins F32Rows:$lhs, F32Rows:$rhs);
+  let results = (outs F32Rows:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($result)";
+}
+
+def Llm_LogitsOp : Llm_Op<"logits", [Pure]> {
+  let summary = "The output head: vocabulary logits, optionally soft-capped";
+  let description = [{
+    A linear layer onto the vocabulary followed by `softcap * tanh(x / softcap)` when
+    `softcap > 0`. At run time a prefill computes only its last row unless all rows
+    are requested.
+
+    ```mlir
+    %l = llm.logits %n {weight = #llm.weight<"tok">, softcap = 0.0 : f32}
+        : tensor<4x64xf32> -> tensor<4x512xf32>
+    ```
+  }];
+  let arguments = (ins F32Rows:$input, Llm_WeightAttr:$weight,
+                       DefaultValuedAttr<F32Attr, "0.0">:$softcap);
+  let results = (outs F32Rows:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+#endif // SAGUARO_LLM_OPS

@@ -1,0 +1,273 @@
+//===- LowerToKern.cpp - llm-lower-to-kern ---------------------------------------------===//
+//
+// Turns each llm entry point into straight-line kernel calls over arena buffers. Tensor
+// values become `kern.alloc` buffers; ops that the kernels compute in place (q/k norms,
+// RoPE, residual adds) reuse their operand's buffer. The result is still unplanned:
+// `kern-plan-memory` assigns the offsets.
+//
+//===------------------------------------------------------------------------------------===//
+#include "dialects/llm/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <map>
+
+namespace saguaro::llm {
+#define GEN_PASS_DEF_LOWERTOKERN
+#include "dialects/llm/Transforms/Passes.h.inc"
+} // namespace saguaro::llm
+
+using namespace mlir;
+using namespace saguaro;
+using namespace saguaro::llm;
+
+namespace {
+/// Float offsets of each layer's K and V caches, assigned in layer order.
+struct KvLayout {
+  std::map<int64_t, int64_t> kvDim; // layer -> kv_heads * head_dim
+  std::map<int64_t, int64_t> offset;
+  int64_t totalFloats = 0;
+
+  void finalize(int64_t maxSeq) {
+    for (auto [layer, dim] : kvDim) {
+      offset[layer] = totalFloats;
+      totalFloats += 2 * maxSeq * dim;
+    }
+  }
+};
+
+/// Lowers the ops of one entry function.
+class FunctionLowering {
+public:
+  FunctionLowering(func::FuncOp fn, const KvLayout &kv, int64_t maxSeq)
+      : fn(fn), b(fn.getContext()), kv(kv), maxSeq(maxSeq) {}
+
+  LogicalResult run();
+
+private:
+  // Argument builders for kern.call.
+  Attribute buffer(int64_t i) { return b.getIndexAttr(i); }
+  Attribute param(StringRef name) { return kern::ParamAttr::get(b.getContext(), name); }
+  Attribute weight(WeightAttr w) { return kern::WeightAttr::get(b.getContext(), w.getName()); }
+  Attribute kvAt(int64_t floats) { return kern::KvAttr::get(b.getContext(), floats); }
+  Attribute i64(int64_t v) { return b.getI64IntegerAttr(v); }
+
+  Value alloc(Location loc, ArrayRef<int64_t> shape) {
+    return b.create<kern::AllocOp>(loc, MemRefType::get(shape, b.getF32Type()), IntegerAttr());
+  }
+  Value allocLike(Location loc, Value tensor) {
+    return alloc(loc, cast<RankedTensorType>(tensor.getType()).getShape());
+  }
+  void call(Location loc, StringRef callee, ArrayRef<Attribute> templateArgs, ValueRange buffers,
+            ArrayRef<Attribute> args) {
+    b.create<kern::CallOp>(loc, buffers, b.getStringAttr(callee), b.getArrayAttr(templateArgs),
+                           b.getArrayAttr(args));
+  }
+  /// The buffer of `v`, to be overwritten by `user`; fails when a later op still reads `v`.
+  FailureOr<Value> inPlace(Operation *user, Value v) {
+    if (!isLastUse(v, user))
+      return user->emitOpError("updates its operand in place, but a later op still reads it");
+    return buffers.lookup(v);
+  }
+  static int64_t features(Value v) { return cast<RankedTensorType>(v.getType()).getDimSize(1); }
+
+  LogicalResult lower(Operation *op);
+
+  func::FuncOp fn;
+  OpBuilder b;
+  const KvLayout &kv;
+  int64_t maxSeq;
+  DenseMap<Value, Value> buffers;
+  Value logits;
+};
+
+LogicalResult FunctionLowering::lower(Operation *op) {
+  Location loc = op->getLoc();
+  b.setInsertionPoint(op);
+  Attribute rows = param("rows"), pos0 = param("pos0");
+  return TypeSwitch<Operation *, LogicalResult>(op)
+      .Case([&](EmbedOp e) {
+        Value out = allocLike(loc, e);
+        call(loc, "embed_f32", {i64(features(e))}, out,
+             {rows, param("tokens"), weight(e.getTable()), e.getScaleAttr(), buffer(0)});
+        buffers[e] = out;
+        return success();
+      })
+      .Case([&](RmsNormOp n) {
+        Value out = allocLike(loc, n);
+        call(loc, "rmsnorm_f32", {i64(features(n)), n.getAddOneAttr()},
+             {buffers.lookup(n.getInput()), out},
+             {rows, buffer(0), weight(n.getWeight()), n.getEpsAttr(), buffer(1)});
+        buffers[n] = out;
+        return success();
+      })
+      .Case([&](AddRmsNormOp n) -> LogicalResult {
+        FailureOr<Value> residual = inPlace(n, n.getResidual());
+        if (failed(residual))
+          return failure();
+        Value out = allocLike(loc, n.getNormed());
+        call(loc, "add_rmsnorm_f32", {i64(features(n.getSum())), n.getAddOneAttr()},
+             {*residual, buffers.lookup(n.getDelta()), out},
+             {rows, buffer(0), buffer(1), weight(n.getWeight()), n.getEpsAttr(), buffer(2)});
+        buffers[n.getSum()] = *residual;
+        buffers[n.getNormed()] = out;
+        return success();
+      })
+      .Case([&](HeadRmsNormOp n) -> LogicalResult {
+        FailureOr<Value> x = inPlace(n, n.getInput());
+        if (failed(x))
+          return failure();
+        call(loc, "head_rmsnorm_f32", {n.getHeadsAttr(), n.getHeadDimAttr(), n.getAddOneAttr()}, *x,
+             {rows, buffer(0), weight(n.getWeight()), n.getEpsAttr()});
+        buffers[n] = *x;
+        return success();
+      })
+      .Case([&](LinearOp l) {
+        Value out = allocLike(loc, l);
+        call(loc, "matmul_f32", {i64(features(l.getInput())), i64(features(l))},
+             {buffers.lookup(l.getInput()), out}, {rows, buffer(0), weight(l.getWeight()), buffer(1)});
+        buffers[l] = out;
+        return success();
+      })
+      .Case([&](RopeOp r) -> LogicalResult {
+        FailureOr<Value> x = inPlace(r, r.getInput());
+        if (failed(x))
+          return failure();
+        call(loc, "rope_f32", {i64(features(r) / r.getHeadDim()), r.getHeadDimAttr(), r.getStyleAttr()},
+             *x, {rows, pos0, buffer(0), r.getThetaAttr(), r.getPosScaleAttr()});
+        buffers[r] = *x;
+        return success();
+      })
+      .Case([&](AttentionOp a) {
+        int64_t kvDim = a.getKvHeads() * a.getHeadDim();
+        int64_t kOffset = kv.offset.at(a.getLayer()), vOffset = kOffset + maxSeq * kvDim;
+        call(loc, "kv_store_f32", {i64(kvDim), i64(maxSeq)},
+             {buffers.lookup(a.getK()), buffers.lookup(a.getV())},
+             {rows, pos0, buffer(0), buffer(1), kvAt(kOffset), kvAt(vOffset)});
+        Value scratch = alloc(loc, {maxSeq});
+        Value out = allocLike(loc, a);
+        // A zero scale means "divide by sqrt(head_dim)", llama2.c's exact float operation.
+        bool divide = a.getScale().isZero();
+        call(loc, "attention_f32",
+             {a.getHeadsAttr(), a.getKvHeadsAttr(), a.getHeadDimAttr(), i64(maxSeq), a.getWindowAttr(),
+              b.getBoolAttr(divide)},
+             {buffers.lookup(a.getQ()), scratch, out},
+             {rows, pos0, buffer(0), kvAt(kOffset), kvAt(vOffset), a.getScaleAttr(), a.getSoftcapAttr(),
+              buffer(1), buffer(2)});
+        buffers[a] = out;
+        return success();
+      })
+      .Case([&](GatedMlpOp m) {
+        int64_t rowsStatic = cast<RankedTensorType>(m.getType()).getDimSize(0);
+        int64_t dim = features(m), hidden = m.getHidden();
+        Value x = buffers.lookup(m.getInput());
+        Value gate = alloc(loc, {rowsStatic, hidden}), up = alloc(loc, {rowsStatic, hidden});
+        call(loc, "matmul_f32", {i64(dim), i64(hidden)}, {x, gate},
+             {rows, buffer(0), weight(m.getGate()), buffer(1)});
+        call(loc, "matmul_f32", {i64(dim), i64(hidden)}, {x, up},
+             {rows, buffer(0), weight(m.getUp()), buffer(1)});
+        call(loc, "gated_act_f32", {i64(hidden), i64(m.getAct() == "silu" ? 0 : 1)}, {gate, up},
+             {rows, buffer(0), buffer(1), buffer(0)});
+        Value out = allocLike(loc, m);
+        call(loc, "matmul_f32", {i64(hidden), i64(dim)}, {gate, out},
+             {rows, buffer(0), weight(m.getDown()), buffer(1)});
+        buffers[m] = out;
+        return success();
+      })
+      .Case([&](AddOp a) -> LogicalResult {
+        Value acc = a.getLhs(), x = a.getRhs();
+        if (!isLastUse(acc, a))
+          std::swap(acc, x);
+        FailureOr<Value> accBuffer = inPlace(a, acc);
+        if (failed(accBuffer))
+          return failure();
+        call(loc, "add_f32", {i64(features(a))}, {*accBuffer, buffers.lookup(x)},
+             {rows, buffer(0), buffer(1)});
+        buffers[a] = *accBuffer;
+        return success();
+      })
+      .Case([&](LogitsOp l) {
+        int64_t vocab = features(l);
+        call(loc, "logits_f32", {i64(features(l.getInput())), i64(vocab)}, buffers.lookup(l.getInput()),
+             {rows, param("all_logits"), buffer(0), weight(l.getWeight()), param("logits")});
+        if (!l.getSoftcap().isZero())
+          call(loc, "softcap_f32", {i64(vocab)}, {},
+               {param("logit_rows"), param("logits"), l.getSoftcapAttr()});
+        logits = l;
+        return success();
+      })
+      .Case([&](func::ReturnOp r) -> LogicalResult {
+        if (r.getNumOperands() != 1 || r.getOperand(0) != logits)
+          return r.emitOpError("an llm entry point must return the result of llm.logits");
+        return success();
+      })
+      .Default([&](Operation *other) {
+        return other->emitOpError("cannot be lowered to kern");
+      });
+}
+
+LogicalResult FunctionLowering::run() {
+  Block &body = fn.getBody().front();
+  auto tokens = fn.getNumArguments() == 1 ? dyn_cast<RankedTensorType>(fn.getArgument(0).getType())
+                                          : RankedTensorType();
+  if (!tokens || tokens.getRank() != 1 || !tokens.getElementType().isInteger(32))
+    return fn.emitOpError("an llm entry point takes exactly one argument: the token ids (tensor<Txi32>)");
+  SmallVector<Operation *> ops;
+  for (Operation &op : body)
+    ops.push_back(&op);
+  for (Operation *op : ops) {
+    // Every activation operand must come from an op lowered before (the tokens are a parameter).
+    for (Value operand : op->getOperands())
+      if (isa<RankedTensorType>(operand.getType()) && operand != fn.getArgument(0) &&
+          !buffers.count(operand) && !isa<func::ReturnOp>(op))
+        return op->emitOpError("reads a value that has no buffer (the logits or an unsupported producer)");
+    if (failed(lower(op)))
+      return failure();
+  }
+  // Drop the tensor ops (users first), the token argument and the returned value.
+  b.setInsertionPoint(body.getTerminator());
+  b.create<func::ReturnOp>(body.getTerminator()->getLoc());
+  for (Operation *op : llvm::reverse(ops))
+    op->erase();
+  body.eraseArgument(0);
+  fn.setFunctionType(FunctionType::get(fn.getContext(), {}, {}));
+  return success();
+}
+
+struct LowerToKernPass : llm::impl::LowerToKernBase<LowerToKernPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto maxSeqAttr = module->getAttrOfType<IntegerAttr>("llm.max_seq");
+    if (!maxSeqAttr || maxSeqAttr.getInt() <= 0) {
+      module.emitError("llm-lower-to-kern needs a positive module attribute llm.max_seq");
+      return signalPassFailure();
+    }
+    int64_t maxSeq = maxSeqAttr.getInt();
+
+    KvLayout kv;
+    WalkResult layout = module.walk([&](AttentionOp a) {
+      int64_t dim = a.getKvHeads() * a.getHeadDim();
+      auto [it, inserted] = kv.kvDim.try_emplace(a.getLayer(), dim);
+      if (!inserted && it->second != dim) {
+        a.emitOpError() << "layer " << a.getLayer() << " has kv width " << dim
+                        << " here but " << it->second << " elsewhere";
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (layout.wasInterrupted())
+      return signalPassFailure();
+    kv.finalize(maxSeq);
+
+    for (auto fn : llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {
+      if (!fn->hasAttr("llm.entry"))
+        continue;
+      if (failed(FunctionLowering(fn, kv, maxSeq).run()))
+        return signalPassFailure();
+    }
+    module->setAttr("kern.kv_bytes",
+                    IntegerAttr::get(IntegerType::get(&getContext(), 64), kv.totalFloats * 4));
+  }
+};
+} // namespace

@@ -1,0 +1,39 @@
+//===- Passes.td - llm passes -------------------------------------------*- tablegen -*-===//
+#ifndef SAGUARO_LLM_PASSES
+#define SAGUARO_LLM_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def FuseResidualNorm : Pass<"llm-fuse-residual-norm", "mlir::func::FuncOp"> {
+  let summary = "Fuse a residual add into the RMSNorm that reads its sum";
+  let description = [{
+    `%s = llm.add %h, %d` followed by `%n = llm.rms_norm %s` becomes one
+    `llm.add_rms_norm %h, %d`, which updates the residual in place and normalises it in
+    the same pass over the row. Applies only when no later op reads the residual `%h`
+    (it is overwritten) and the sum has exactly one RMSNorm user.
+
+    ```mlir
+    %s = llm.add %h, %d : tensor<1x64xf32>
+    %n = llm.rms_norm %s {weight = #llm.weight<"n">, eps = 1.0e-05 : f32} : tensor<1x64xf32>
+    // becomes
+    %s, %n = llm.add_rms_norm %h, %d {weight = #llm.weight<"n">, eps = 1.0e-05 : f32}
+        : tensor<1x64xf32>
+    ```
+  }];
+  let dependentDialects = ["saguaro::llm::LlmDialect"];
+}
+
+def LowerToKern : Pass<"llm-lower-to-kern", "mlir::ModuleOp"> {
+  let summary = "Lower llm entry points to kern calls over arena buffers";
+  let description = [{
+    Every function marked `llm.entry` becomes an argument-less function of `kern.alloc`
+    buffers and `kern.call`s into the generic kernel names. Ops that update in place
+    (q/k norm, RoPE, residual adds) reuse their input's buffer, which therefore must not
+    be read by any later op. KV-cache offsets are assigned per attention layer (`#kern.kv<...>`) and
+    the cache size goes to the module attribute `kern.kv_bytes`. The module attribute
+    `llm.max_seq` gives the cache length.
+  }];
+  let dependentDialects = ["saguaro::kern::KernDialect", "mlir::memref::MemRefDialect"];
+}
+
+#endif // SAGUARO_LLM_PASSES

@@ -1,0 +1,75 @@
+// Typed C++ API of runtime-min: open a bundle, generate text, compute logits. Firmware builds use this directly.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "saguaro/model_abi.h"
+
+namespace saguaro {
+
+/// Generation settings (see docs/runtime.md).
+struct GenerateConfig {
+  float temperature = 1.0f;         // 0: greedy
+  int32_t top_k = 0;                // 0: off
+  float top_p = 0.9f;               // <= 0 or >= 1: off
+  float min_p = 0.0f;               // 0: off
+  float repetition_penalty = 1.0f;  // 1: off
+  uint64_t seed = 42;
+  int32_t steps = 0;                // llama2.c -n: total positions including the prompt; 0 or > max_seq: max_seq
+  int32_t max_new_tokens = -1;      // stop after this many generated tokens; -1: unlimited
+  bool echo_prompt = false;         // also emit the prompt's pieces (as llama2.c's run prints them)
+};
+
+/// Counters and timings of one generate() call.
+struct GenerateStats {
+  int32_t prompt_tokens = 0;     // including BOS
+  int32_t generated_tokens = 0;  // sampled tokens that were emitted
+  int32_t positions = 0;         // llama2.c's final `pos`
+  double prefill_ms = 0;         // prompt prefill + first sample
+  double decode_ms = 0;          // everything after the first sampled token
+  double total_ms = 0;
+};
+
+/// Receives text that is ready to print (never half a UTF-8 character) and the id of the token that completed it
+/// (-1 for the final flush). Return false to stop generating.
+using TokenCallback = std::function<bool(std::string_view text, int32_t token_id)>;
+
+class Engine {
+ public:
+  /// Opens a bundle directory (containing weights.sgw) or a .sgw file; null + "FILE: problem" on failure.
+  static std::unique_ptr<Engine> open(const std::string& bundle_path, std::string* err);
+  /// Opens blob bytes linked into the program (64-byte aligned, must outlive the engine).
+  static std::unique_ptr<Engine> open_memory(const void* data, uint64_t size, const std::string& name,
+                                             std::string* err);
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  /// Generates from `prompt`; does not allocate unless the prompt outgrows the buffers sized at open().
+  bool generate(std::string_view prompt, const GenerateConfig& cfg, const TokenCallback& on_text,
+                GenerateStats* stats, std::string* err);
+  /// Logits of every position for token ids fed from position 0 ([ids.size()][vocab] row-major); empty + err on bad ids.
+  std::vector<float> logits(const std::vector<int32_t>& ids, std::string* err);
+  /// Token ids of `text` (BOS first when the tokenizer's config says so).
+  bool tokenize(std::string_view text, std::vector<int32_t>* ids, std::string* err);
+
+  const ModelSpec& spec() const;
+  int32_t vocab() const;
+  int32_t bos_id() const;
+  int32_t eos_id() const;
+  /// The blob's metadata value for `key`, or "".
+  std::string metadata(const std::string& key) const;
+
+ private:
+  struct Impl;
+  explicit Engine(std::unique_ptr<Impl> impl);
+  static std::unique_ptr<Engine> finish_open(std::unique_ptr<Impl> impl, std::string* err);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace saguaro

@@ -1,0 +1,29 @@
+// The ABI between generated model code (model.cpp) and runtime-min; fixed by docs/internals.md.
+#pragma once
+
+#include <cstdint>
+
+namespace saguaro {
+enum class DType : uint32_t { F32 = 0, F16 = 1, BF16 = 2, I8 = 3, U8 = 4, I32 = 5 };
+struct WeightSpec { const char* name; DType dtype; uint64_t bytes; };
+struct ModelSpec {
+  const char* name;          // model name from the importer
+  int32_t vocab, dim, n_layers, max_seq, prefill_chunk;
+  uint64_t arena_bytes;      // planned activation arena (max over prefill and decode)
+  uint64_t kv_bytes;         // KV cache bytes (all layers, max_seq positions)
+  uint32_t n_weights;
+  const WeightSpec* weights; // slot i of ModelState::w must hold a tensor with this name/dtype/bytes
+};
+struct ModelState {
+  float* arena;              // arena_bytes, 64-byte aligned
+  float* kv;                 // kv_bytes, 64-byte aligned, zero-initialised
+  const void* const* w;      // n_weights pointers into the mapped blob
+};
+}  // namespace saguaro
+const saguaro::ModelSpec& saguaro_model_spec();
+// tokens[0..n) at positions pos0..pos0+n-1, 1 <= n <= prefill_chunk, pos0 + n <= max_seq.
+// logits: vocab floats for the last row, or n*vocab floats (row-major) when all_logits.
+void saguaro_model_prefill(const saguaro::ModelState& s, const int32_t* tokens, int32_t n, int32_t pos0,
+                           float* logits, bool all_logits);
+// one token at position pos; writes vocab floats.
+void saguaro_model_decode(const saguaro::ModelState& s, int32_t token, int32_t pos, float* logits);

@@ -1,0 +1,163 @@
+// The bundle program: llama2.c-style text generation, or dumping logits of given token ids to .npy.
+#include "saguaro/bundle_main.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "npy_writer.h"
+#include "process_stats.h"
+#include "saguaro/engine.h"
+
+namespace saguaro {
+namespace {
+
+const char* const kUsage =
+    "usage: saguaro_bundle BUNDLE -p PROMPT [-n STEPS] [-t TEMP] [--seed S] [--top-k K] [--top-p P] [--min-p P] "
+    "[--repetition-penalty R] | saguaro_bundle BUNDLE --logits IDS_FILE -o OUT.npy";
+
+int fail(const std::string& msg) {
+  std::fprintf(stderr, "saguaro: %s\n", msg.c_str());
+  return 1;
+}
+
+bool parse_int(const std::string& s, long long lo, long long hi, long long* out) {
+  char* end = nullptr;
+  errno = 0;
+  const long long v = std::strtoll(s.c_str(), &end, 10);
+  if (s.empty() || *end != '\0' || errno != 0 || v < lo || v > hi) return false;
+  *out = v;
+  return true;
+}
+
+bool parse_float(const std::string& s, double lo, double hi, double* out) {
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(s.c_str(), &end);
+  if (s.empty() || *end != '\0' || errno != 0 || !(v >= lo && v <= hi)) return false;
+  *out = v;
+  return true;
+}
+
+struct Args {
+  std::string bundle, prompt, ids_file, out_file;
+  bool has_prompt = false;  // without -p the prompt is empty, as in run.c
+  GenerateConfig cfg;
+  bool has_seed = false;
+};
+
+// Parses argv; false + a one-line message on any bad argument.
+bool parse_args(int argc, char** argv, Args* a, std::string* err) {
+  a->cfg.steps = 256;  // run.c's defaults: -n 256 -t 1.0 -p 0.9
+  a->cfg.echo_prompt = true;
+  if (argc < 2 || argv[1][0] == '-') return *err = kUsage, false;
+  a->bundle = argv[1];
+  for (int i = 2; i < argc; ++i) {
+    const std::string flag = argv[i];
+    if (i + 1 >= argc) return *err = flag + ": missing value", false;
+    const std::string v = argv[++i];
+    long long n = 0;
+    double x = 0;
+    const std::string bad = flag + ": bad value '" + v + "'";
+    if (flag == "-p") {
+      a->prompt = v, a->has_prompt = true;
+    } else if (flag == "--logits") {
+      a->ids_file = v;
+    } else if (flag == "-o") {
+      a->out_file = v;
+    } else if (flag == "-n") {
+      if (!parse_int(v, 0, 1 << 30, &n)) return *err = bad, false;
+      a->cfg.steps = static_cast<int32_t>(n);
+    } else if (flag == "--top-k") {
+      if (!parse_int(v, 0, 1 << 30, &n)) return *err = bad, false;
+      a->cfg.top_k = static_cast<int32_t>(n);
+    } else if (flag == "--seed") {
+      if (!parse_int(v, 0, INT64_MAX, &n)) return *err = bad, false;
+      a->cfg.seed = static_cast<uint64_t>(n), a->has_seed = true;
+    } else if (flag == "-t") {
+      if (!parse_float(v, 0, 1e6, &x)) return *err = bad, false;
+      a->cfg.temperature = static_cast<float>(x);
+    } else if (flag == "--top-p") {
+      if (!parse_float(v, 0, 1, &x)) return *err = bad, false;
+      a->cfg.top_p = static_cast<float>(x);
+    } else if (flag == "--min-p") {
+      if (!parse_float(v, 0, 1, &x)) return *err = bad, false;
+      a->cfg.min_p = static_cast<float>(x);
+    } else if (flag == "--repetition-penalty") {
+      if (!parse_float(v, 1e-6, 1e6, &x)) return *err = bad, false;
+      a->cfg.repetition_penalty = static_cast<float>(x);
+    } else {
+      return *err = "unknown option " + flag + "; " + kUsage, false;
+    }
+  }
+  if (a->ids_file.empty() != a->out_file.empty()) return *err = "--logits and -o go together", false;
+  if (!a->ids_file.empty() && a->has_prompt) return *err = "-p and --logits exclude each other", false;
+  if (!a->has_seed) a->cfg.seed = static_cast<uint64_t>(std::time(nullptr));  // run.c: seed 0 → time
+  return true;
+}
+
+// Reads whitespace-separated decimal token ids.
+bool read_ids(const std::string& path, std::vector<int32_t>* ids, std::string* err) {
+  std::ifstream in(path);
+  if (!in) return *err = path + ": cannot open", false;
+  std::string word;
+  while (in >> word) {
+    long long v = 0;
+    if (!parse_int(word, 0, INT32_MAX, &v)) return *err = path + ": bad token id '" + word + "'", false;
+    ids->push_back(static_cast<int32_t>(v));
+  }
+  if (ids->empty()) return *err = path + ": no token ids", false;
+  return true;
+}
+
+int run_logits(Engine& engine, const Args& a) {
+  std::vector<int32_t> ids;
+  std::string err;
+  if (!read_ids(a.ids_file, &ids, &err)) return fail(err);
+  const std::vector<float> logits = engine.logits(ids, &err);
+  if (logits.empty()) return fail(a.ids_file + ": " + err);
+  if (!write_npy_f32(a.out_file, logits, ids.size(), static_cast<uint64_t>(engine.vocab()), &err)) return fail(err);
+  std::fprintf(stderr, "peak_rss_bytes=%llu\n", static_cast<unsigned long long>(peak_rss_bytes()));
+  return 0;
+}
+
+int run_generate(Engine& engine, const Args& a) {
+  GenerateStats st;
+  std::string err;
+  auto print = [](std::string_view text, int32_t) {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
+    return true;
+  };
+  if (!engine.generate(a.prompt, a.cfg, print, &st, &err)) return fail(a.bundle + ": " + err);
+  std::printf("\n");
+  std::fflush(stdout);
+  if (st.positions > 1 && st.total_ms > 0)
+    std::fprintf(stderr, "achieved tok/s: %f\n", (st.positions - 1) / st.total_ms * 1000.0);
+  std::fprintf(stderr, "prefill_tokens=%d prefill_ms=%.3f decode_tokens=%d decode_ms=%.3f\n", st.prompt_tokens,
+               st.prefill_ms, st.generated_tokens, st.decode_ms);
+  std::fprintf(stderr, "peak_rss_bytes=%llu\n", static_cast<unsigned long long>(peak_rss_bytes()));
+  return 0;
+}
+
+}  // namespace
+
+int bundle_main(int argc, char** argv) {
+  try {
+    Args a;
+    std::string err;
+    if (!parse_args(argc, argv, &a, &err)) return fail(err);
+    std::unique_ptr<Engine> engine = Engine::open(a.bundle, &err);
+    if (!engine) return fail(err);
+    return a.ids_file.empty() ? run_generate(*engine, a) : run_logits(*engine, a);
+  } catch (const std::exception& e) {
+    return fail(std::string("internal error: ") + e.what());
+  }
+}
+
+}  // namespace saguaro

@@ -1,0 +1,206 @@
+// C API: JSON in (messages, options), JSON out (response + statistics), on top of saguaro::Engine.
+#include "saguaro/saguaro.h"
+
+#include <cstring>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "process_stats.h"
+#include "saguaro/engine.h"
+
+struct saguaro_model {
+  std::unique_ptr<saguaro::Engine> engine;
+};
+
+namespace {
+
+using nlohmann::json;
+
+thread_local std::string g_last_error;
+
+struct Request {
+  std::string prompt;
+  saguaro::GenerateConfig cfg;
+  std::vector<std::string> stop;
+};
+
+// Concatenates the user messages' contents (one per line); chat templates are not applied yet.
+bool parse_messages(const char* text, std::string* prompt, std::string* err) {
+  if (!text) return *err = "messages_json is NULL", false;
+  const json msgs = json::parse(text, nullptr, false);
+  if (msgs.is_discarded() || !msgs.is_array()) return *err = "messages_json: expected a JSON array", false;
+  for (const json& m : msgs) {
+    if (!m.is_object() || !m.contains("role") || !m["role"].is_string())
+      return *err = "messages_json: each message needs a string \"role\"", false;
+    if (m["role"] != "user") continue;
+    if (!m.contains("content") || !m["content"].is_string())
+      return *err = "messages_json: user message without a string \"content\"", false;
+    if (!prompt->empty()) prompt->push_back('\n');
+    *prompt += m["content"].get<std::string>();
+  }
+  return true;
+}
+
+// Reads number `key` of `o` into *out when present; false + err when it has the wrong type or range.
+template <typename T>
+bool read_number(const json& o, const char* key, double lo, double hi, T* out, std::string* err) {
+  if (!o.contains(key)) return true;
+  const json& v = o[key];
+  if (!v.is_number() || v.get<double>() < lo || v.get<double>() > hi)
+    return *err = std::string("options_json: \"") + key + "\" must be a number in [" + json(lo).dump() + ", " +
+                  json(hi).dump() + "]",
+           false;
+  if (std::is_integral<T>::value && !v.is_number_integer())
+    return *err = std::string("options_json: \"") + key + "\" must be an integer", false;
+  *out = v.get<T>();
+  return true;
+}
+
+bool parse_options(const char* text, Request* r, std::string* err) {
+  r->cfg.max_new_tokens = 256;
+  if (!text || !*text) return true;
+  const json o = json::parse(text, nullptr, false);
+  if (o.is_discarded() || !o.is_object()) return *err = "options_json: expected a JSON object", false;
+  static const char* const known[] = {"max_tokens", "temperature", "top_k", "top_p", "min_p", "repetition_penalty",
+                                      "seed", "stop", "confidence_threshold", "auto_handoff", "cloud_timeout_ms"};
+  for (auto it = o.begin(); it != o.end(); ++it) {
+    bool ok = false;
+    for (const char* k : known) ok = ok || it.key() == k;
+    if (!ok) return *err = "options_json: unknown option \"" + it.key() + "\"", false;
+  }
+  saguaro::GenerateConfig& c = r->cfg;
+  if (!read_number(o, "max_tokens", 0, 1e9, &c.max_new_tokens, err) ||
+      !read_number(o, "temperature", 0, 1e6, &c.temperature, err) || !read_number(o, "top_k", 0, 1e9, &c.top_k, err) ||
+      !read_number(o, "top_p", 0, 1, &c.top_p, err) || !read_number(o, "min_p", 0, 1, &c.min_p, err) ||
+      !read_number(o, "repetition_penalty", 1e-6, 1e6, &c.repetition_penalty, err) ||
+      !read_number(o, "seed", 0, 1.8446744073709552e19, &c.seed, err))
+    return false;
+  if (o.contains("stop")) {
+    const json& s = o["stop"];
+    if (s.is_string()) {
+      r->stop.push_back(s.get<std::string>());
+    } else if (s.is_array()) {
+      for (const json& x : s) {
+        if (!x.is_string()) return *err = "options_json: \"stop\" must hold strings", false;
+        r->stop.push_back(x.get<std::string>());
+      }
+    } else if (!s.is_null()) {
+      return *err = "options_json: \"stop\" must be a string or an array of strings", false;
+    }
+    for (const std::string& x : r->stop)
+      if (x.empty()) return *err = "options_json: empty stop string", false;
+  }
+  return true;
+}
+
+json error_response(const std::string& msg) {
+  return json{{"success", false}, {"error", msg}, {"response", nullptr}, {"cloud_handoff", false},
+              {"confidence", nullptr}};
+}
+
+// Serialises `j` into out (NUL-terminated); -1 when it does not fit.
+int write_out(const json& j, char* out, size_t out_size) {
+  const std::string s = j.dump(-1, ' ', false, json::error_handler_t::replace);
+  if (!out || s.size() + 1 > out_size) return -1;
+  std::memcpy(out, s.c_str(), s.size() + 1);
+  return static_cast<int>(s.size());
+}
+
+int fail(const std::string& msg, char* out, size_t out_size) {
+  g_last_error = msg;
+  write_out(error_response(msg), out, out_size);
+  return -1;
+}
+
+int complete(saguaro_model* model, const char* messages_json, const char* options_json, char* out_json,
+             size_t out_size, void (*cb)(const char*, uint32_t, void*), void* user) {
+  if (!model) return fail("model is NULL", out_json, out_size);
+  Request req;
+  std::string err;
+  if (!parse_messages(messages_json, &req.prompt, &err) || !parse_options(options_json, &req, &err))
+    return fail(err, out_json, out_size);
+
+  std::string text, piece;
+  auto on_text = [&](std::string_view t, int32_t id) {
+    const size_t before = text.size();
+    text.append(t.data(), t.size());
+    size_t cut = std::string::npos;
+    for (const std::string& s : req.stop) {
+      const size_t from = before >= s.size() ? before - s.size() + 1 : 0;
+      const size_t at = text.find(s, from);
+      if (at != std::string::npos && at < cut) cut = at;
+    }
+    const size_t end = cut == std::string::npos ? text.size() : cut;
+    if (cb && end > before) {
+      piece.assign(text, before, end - before);
+      cb(piece.c_str(), static_cast<uint32_t>(id), user);
+    }
+    if (cut == std::string::npos) return true;
+    text.resize(cut);
+    return false;
+  };
+  saguaro::GenerateStats st;
+  if (!model->engine->generate(req.prompt, req.cfg, on_text, &st, &err)) return fail(err, out_json, out_size);
+
+  const double decode_s = st.decode_ms / 1000.0;
+  const json resp{
+      {"success", true},
+      {"error", nullptr},
+      {"response", text},
+      {"cloud_handoff", false},
+      {"confidence", nullptr},
+      {"time_to_first_token_ms", st.prefill_ms},
+      {"total_time_ms", st.total_ms},
+      {"prefill_tps", st.prefill_ms > 0 ? st.prompt_tokens / (st.prefill_ms / 1000.0) : 0.0},
+      {"decode_tps", (st.generated_tokens > 1 && decode_s > 0) ? (st.generated_tokens - 1) / decode_s : 0.0},
+      {"prefill_tokens", st.prompt_tokens},
+      {"decode_tokens", st.generated_tokens},
+      {"ram_usage_mb", static_cast<double>(saguaro::current_rss_bytes()) / (1024.0 * 1024.0)},
+  };
+  const int n = write_out(resp, out_json, out_size);
+  if (n < 0) {
+    const size_t need = resp.dump(-1, ' ', false, json::error_handler_t::replace).size() + 1;
+    return fail("output buffer too small: the response needs " + std::to_string(need) + " bytes, got " +
+                    std::to_string(out_size),
+                out_json, out_size);
+  }
+  g_last_error.clear();
+  return n;
+}
+
+}  // namespace
+
+extern "C" saguaro_model_t saguaro_init(const char* bundle_path) {
+  try {
+    if (!bundle_path) return g_last_error = "bundle_path is NULL", nullptr;
+    std::string err;
+    auto engine = saguaro::Engine::open(bundle_path, &err);
+    if (!engine) return g_last_error = err, nullptr;
+    g_last_error.clear();
+    return new saguaro_model{std::move(engine)};
+  } catch (const std::exception& e) {
+    g_last_error = std::string("saguaro_init: ") + e.what();
+  } catch (...) {
+    g_last_error = "saguaro_init: unknown error";
+  }
+  return nullptr;
+}
+
+extern "C" int saguaro_complete(saguaro_model_t model, const char* messages_json, const char* options_json,
+                                char* out_json, size_t out_size,
+                                void (*token_callback)(const char*, uint32_t, void*), void* user_data) {
+  try {
+    return complete(model, messages_json, options_json, out_json, out_size, token_callback, user_data);
+  } catch (const std::exception& e) {
+    g_last_error = std::string("saguaro_complete: ") + e.what();
+  } catch (...) {
+    g_last_error = "saguaro_complete: unknown error";
+  }
+  return -1;
+}
+
+extern "C" void saguaro_destroy(saguaro_model_t model) { delete model; }
+
+extern "C" const char* saguaro_last_error(void) { return g_last_error.c_str(); }

@@ -1,0 +1,192 @@
+// Engine: blob + bound model + tokenizer + sampler, and the llama2.c-style generation loop.
+#include "saguaro/engine.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "blob.h"
+#include "model_state.h"
+#include "sampler.h"
+#include "tokenizer.h"
+#include "utf8_stream.h"
+
+namespace saguaro {
+namespace {
+
+double now_ms() {
+  using namespace std::chrono;
+  return duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
+}
+
+SamplerConfig sampler_config(const GenerateConfig& c) {
+  SamplerConfig s;
+  s.temperature = c.temperature;
+  s.top_k = c.top_k;
+  s.top_p = c.top_p;
+  s.min_p = c.min_p;
+  s.repetition_penalty = c.repetition_penalty;
+  s.seed = c.seed;
+  return s;
+}
+
+}  // namespace
+
+struct Engine::Impl {
+  const ModelSpec& spec = saguaro_model_spec();
+  std::unique_ptr<Blob> blob;
+  std::unique_ptr<BoundModel> model;
+  std::unique_ptr<Tokenizer> tok;
+  std::unique_ptr<Sampler> sampler;
+  std::unique_ptr<Utf8Stream> stream;
+  std::vector<int32_t> tokens;  // prompt + generated ids; capacity max_seq (+ encode slack) from open()
+  std::vector<float> logits;    // vocab floats: the last row of prefill, or decode's output
+
+  // Runs the model over tokens[0..n) from position 0 in prefill_chunk pieces; `out` gets the last row,
+  // or all rows when `all`.
+  void prefill(const int32_t* ids, int32_t n, float* out, bool all) {
+    const int32_t chunk = spec.prefill_chunk;
+    for (int32_t p = 0; p < n; p += chunk) {
+      const int32_t m = std::min(chunk, n - p);
+      saguaro_model_prefill(model->state(), ids + p, m, p, all ? out + static_cast<size_t>(p) * spec.vocab : out, all);
+    }
+  }
+};
+
+Engine::Engine(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Engine::~Engine() = default;
+
+std::unique_ptr<Engine> Engine::open(const std::string& bundle_path, std::string* err) {
+  struct stat st;
+  std::string path = bundle_path;
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) path += "/weights.sgw";
+  std::unique_ptr<Blob> blob = Blob::open(path, err);
+  if (!blob) return nullptr;
+  auto impl = std::make_unique<Impl>();
+  impl->blob = std::move(blob);
+  return finish_open(std::move(impl), err);
+}
+
+std::unique_ptr<Engine> Engine::open_memory(const void* data, uint64_t size, const std::string& name,
+                                            std::string* err) {
+  std::unique_ptr<Blob> blob = Blob::from_memory(data, size, name, err);
+  if (!blob) return nullptr;
+  auto impl = std::make_unique<Impl>();
+  impl->blob = std::move(blob);
+  return finish_open(std::move(impl), err);
+}
+
+std::unique_ptr<Engine> Engine::finish_open(std::unique_ptr<Impl> impl, std::string* err) {
+  const ModelSpec& spec = impl->spec;
+  const std::string& name = impl->blob->name();
+  if (spec.vocab < 1 || spec.max_seq < 1 || spec.prefill_chunk < 1)
+    return *err = name + ": model spec has a non-positive vocab/max_seq/prefill_chunk", nullptr;
+  impl->model = BoundModel::bind(spec, *impl->blob, err);
+  if (!impl->model) return nullptr;
+  impl->sampler = std::make_unique<Sampler>(spec.vocab, SamplerConfig());
+  impl->logits.assign(static_cast<size_t>(spec.vocab), 0.0f);
+  // A bundle compiled without a tokenizer still computes logits from token ids.
+  if (impl->blob->meta("tokenizer.kind").empty()) return std::unique_ptr<Engine>(new Engine(std::move(impl)));
+  impl->tok = make_tokenizer(*impl->blob, err);
+  if (!impl->tok) return nullptr;
+  if (impl->tok->vocab_size() > spec.vocab)
+    return *err = name + ": tokenizer has " + std::to_string(impl->tok->vocab_size()) + " tokens, model vocab is " +
+                  std::to_string(spec.vocab),
+           nullptr;
+  impl->stream = std::make_unique<Utf8Stream>(impl->tok->max_piece_bytes());
+  // Encoding works on one id per byte before merging: leave room for prompts of several max_seq bytes.
+  impl->tokens.reserve(static_cast<size_t>(spec.max_seq) * 4 + 16);
+  return std::unique_ptr<Engine>(new Engine(std::move(impl)));
+}
+
+bool Engine::generate(std::string_view prompt, const GenerateConfig& cfg, const TokenCallback& on_text,
+                      GenerateStats* stats, std::string* err) {
+  Impl& m = *impl_;
+  if (!m.tok) return *err = m.blob->name() + ": the bundle has no tokenizer (compile with --tokenizer)", false;
+  Tokenizer& tok = *m.tok;
+  const double t0 = now_ms();
+  if (!tok.encode(prompt, tok.add_bos, &m.tokens, err)) return false;
+  const int32_t n = static_cast<int32_t>(m.tokens.size());
+  if (n < 1) return *err = "empty prompt and the tokenizer has no BOS token", false;
+  if (n > m.spec.max_seq)
+    return *err = "prompt has " + std::to_string(n) + " tokens, the model's max_seq is " +
+                  std::to_string(m.spec.max_seq),
+           false;
+  const int32_t limit = (cfg.steps <= 0 || cfg.steps > m.spec.max_seq) ? m.spec.max_seq : cfg.steps;
+  auto is_stop = [&tok](int32_t t) { return tok.stop_at_bos ? t == tok.bos_id : t == tok.eos_id; };
+  m.model->clear_kv();
+  m.sampler->reset(sampler_config(cfg));
+  m.stream->reset();
+  GenerateStats st;
+  st.prompt_tokens = n;
+  bool go = true;
+  auto emit = [&](std::string_view piece, int32_t id) {
+    const std::string_view ready = m.stream->push(piece);
+    if (!ready.empty() && !on_text(ready, id)) go = false;
+  };
+
+  // Prompt: positions whose next token is forced (as run.c, which prints the prompt's pieces too).
+  const int32_t n_fill = std::min(n, limit);
+  m.prefill(m.tokens.data(), n_fill, m.logits.data(), false);
+  int32_t pos = 0;
+  for (; pos < n_fill && pos + 1 < n && go; ++pos) {
+    const int32_t next = m.tokens[pos + 1];
+    if (tok.stop_at_bos && next == tok.bos_id) break;
+    if (cfg.echo_prompt) emit(tok.piece(m.tokens[pos], next), next);
+  }
+  double t_first = now_ms();
+  // Sampling: position n-1's logits come from prefill, later ones from decode.
+  if (pos == n - 1 && pos < limit && go && cfg.max_new_tokens != 0) {
+    int32_t token = m.tokens[n - 1];
+    while (true) {
+      const int32_t next = m.sampler->sample(m.logits.data(), m.tokens.data(), static_cast<int32_t>(m.tokens.size()));
+      ++pos;
+      if (st.generated_tokens == 0) t_first = now_ms();
+      if (is_stop(next)) break;
+      emit(tok.piece(token, next), next);
+      ++st.generated_tokens;
+      m.tokens.push_back(next);
+      token = next;
+      if (!go || pos >= limit || (cfg.max_new_tokens > 0 && st.generated_tokens >= cfg.max_new_tokens)) break;
+      saguaro_model_decode(m.model->state(), token, pos, m.logits.data());
+    }
+  }
+  const std::string_view rest = m.stream->flush();
+  if (!rest.empty() && go) on_text(rest, -1);
+  const double t_end = now_ms();
+  st.positions = pos;
+  st.prefill_ms = t_first - t0;
+  st.decode_ms = t_end - t_first;
+  st.total_ms = t_end - t0;
+  if (stats) *stats = st;
+  return true;
+}
+
+std::vector<float> Engine::logits(const std::vector<int32_t>& ids, std::string* err) {
+  Impl& m = *impl_;
+  if (ids.empty() || ids.size() > static_cast<size_t>(m.spec.max_seq))
+    return *err = "need 1.." + std::to_string(m.spec.max_seq) + " token ids, got " + std::to_string(ids.size()),
+           std::vector<float>();
+  for (int32_t id : ids)
+    if (id < 0 || id >= m.spec.vocab)
+      return *err = "token id " + std::to_string(id) + " outside [0, " + std::to_string(m.spec.vocab) + ")",
+             std::vector<float>();
+  m.model->clear_kv();
+  std::vector<float> out(ids.size() * static_cast<size_t>(m.spec.vocab));
+  m.prefill(ids.data(), static_cast<int32_t>(ids.size()), out.data(), true);
+  return out;
+}
+
+bool Engine::tokenize(std::string_view text, std::vector<int32_t>* ids, std::string* err) {
+  if (!impl_->tok) return *err = impl_->blob->name() + ": the bundle has no tokenizer", false;
+  return impl_->tok->encode(text, impl_->tok->add_bos, ids, err);
+}
+
+const ModelSpec& Engine::spec() const { return impl_->spec; }
+int32_t Engine::vocab() const { return impl_->spec.vocab; }
+int32_t Engine::bos_id() const { return impl_->tok ? impl_->tok->bos_id : -1; }
+int32_t Engine::eos_id() const { return impl_->tok ? impl_->tok->eos_id : -1; }
+std::string Engine::metadata(const std::string& key) const { return impl_->blob->meta(key); }
+
+}  // namespace saguaro

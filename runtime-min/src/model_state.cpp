@@ -1,0 +1,56 @@
+// Weight binding and aligned allocation of the model's working memory.
+#include "model_state.h"
+
+#include <cstdlib>
+#include <cstring>
+
+#include "blob.h"
+#include "saguaro/blob_format.h"
+
+namespace saguaro {
+namespace {
+
+// 64-byte aligned, zero-filled (which also touches every page), at least 64 bytes so the pointer is never null.
+void* alloc_zeroed(uint64_t bytes) {
+  const uint64_t n = blob_format::align_up(bytes == 0 ? 1 : bytes);
+  void* p = std::aligned_alloc(blob_format::kAlign, n);
+  if (p) std::memset(p, 0, n);
+  return p;
+}
+
+}  // namespace
+
+std::unique_ptr<BoundModel> BoundModel::bind(const ModelSpec& spec, const Blob& blob, std::string* err) {
+  std::unique_ptr<BoundModel> m(new BoundModel());
+  for (uint32_t i = 0; i < spec.n_weights; ++i) {
+    const WeightSpec& w = spec.weights[i];
+    const BlobEntry* e = blob.find(w.name);
+    const std::string what = blob.name() + ": weight '" + w.name + "'";
+    if (!e || e->kind != "weight") return *err = what + " missing (model " + spec.name + " needs it)", nullptr;
+    if (e->dtype != w.dtype)
+      return *err = what + " is " + blob_format::dtype_name(e->dtype) + ", model expects " +
+                    blob_format::dtype_name(w.dtype),
+             nullptr;
+    if (e->bytes != w.bytes)
+      return *err = what + " has " + std::to_string(e->bytes) + " bytes, model expects " + std::to_string(w.bytes),
+             nullptr;
+    m->weights_.push_back(e->data);
+  }
+  m->arena_ = alloc_zeroed(spec.arena_bytes);
+  m->kv_ = alloc_zeroed(spec.kv_bytes);
+  if (!m->arena_ || !m->kv_) return *err = blob.name() + ": out of memory for arena/KV cache", nullptr;
+  m->kv_bytes_ = spec.kv_bytes;
+  m->state_.arena = static_cast<float*>(m->arena_);
+  m->state_.kv = static_cast<float*>(m->kv_);
+  m->state_.w = m->weights_.data();
+  return m;
+}
+
+BoundModel::~BoundModel() {
+  std::free(arena_);
+  std::free(kv_);
+}
+
+void BoundModel::clear_kv() { std::memset(kv_, 0, blob_format::align_up(kv_bytes_ == 0 ? 1 : kv_bytes_)); }
+
+}  // namespace saguaro

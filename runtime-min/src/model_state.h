@@ -1,0 +1,38 @@
+// Binds a blob's tensors to the generated model's weight slots and owns the arena and KV cache.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "saguaro/model_abi.h"
+
+namespace saguaro {
+
+class Blob;
+
+/// Memory the generated model works in: weight pointers, activation arena, KV cache (64-byte aligned, touched).
+class BoundModel {
+ public:
+  /// Checks every weight of `spec` against `blob` (name, dtype, bytes) and allocates the arena and KV cache.
+  static std::unique_ptr<BoundModel> bind(const ModelSpec& spec, const Blob& blob, std::string* err);
+  ~BoundModel();
+  BoundModel(const BoundModel&) = delete;
+  BoundModel& operator=(const BoundModel&) = delete;
+
+  const ModelState& state() const { return state_; }
+  /// Zeroes the KV cache (start of a new sequence).
+  void clear_kv();
+  uint64_t kv_bytes() const { return kv_bytes_; }
+
+ private:
+  BoundModel() = default;
+  std::vector<const void*> weights_;
+  void* arena_ = nullptr;
+  void* kv_ = nullptr;
+  uint64_t kv_bytes_ = 0;
+  ModelState state_{};
+};
+
+}  // namespace saguaro

@@ -1,0 +1,38 @@
+// Picks the tokenizer implementation from the blob metadata `tokenizer.kind`.
+#include "tokenizer.h"
+
+#include <cstdlib>
+
+#include "blob.h"
+#include "tokenizer_bpe.h"
+#include "tokenizer_llama2c.h"
+
+namespace saguaro {
+
+std::unique_ptr<Tokenizer> make_tokenizer(const Blob& blob, std::string* err) {
+  const std::string kind = blob.meta("tokenizer.kind");
+  const std::string tensor = "tokenizer." + kind;
+  if (kind.empty()) return *err = blob.name() + ": no tokenizer.kind metadata", nullptr;
+  if (kind != "llama2c" && kind != "bpe") return *err = blob.name() + ": unknown tokenizer.kind '" + kind + "'", nullptr;
+  const BlobEntry* e = blob.find(tensor);
+  if (!e || e->kind != "tokenizer") return *err = blob.name() + ": missing tokenizer tensor '" + tensor + "'", nullptr;
+  const auto* bytes = static_cast<const unsigned char*>(e->data);
+  std::string problem;
+  std::unique_ptr<Tokenizer> t;
+  if (kind == "llama2c") {
+    t = Llama2cTokenizer::create(bytes, e->bytes, &problem);
+  } else {
+    t = BpeTokenizer::create(bytes, e->bytes, &problem);
+    if (t) {
+      t->bos_id = std::atoi(blob.meta("tokenizer.bos_id", "-1").c_str());
+      t->eos_id = std::atoi(blob.meta("tokenizer.eos_id", "-1").c_str());
+      t->add_bos = blob.meta("tokenizer.add_bos", "0") == "1" && t->bos_id >= 0;
+      if (t->bos_id >= t->vocab_size() || t->eos_id >= t->vocab_size())
+        return *err = blob.name() + ": tokenizer bos/eos id out of range", nullptr;
+    }
+  }
+  if (!t) return *err = blob.name() + ": " + problem, nullptr;
+  return t;
+}
+
+}  // namespace saguaro

@@ -1,0 +1,133 @@
+// RUN: saguaro-opt %s --split-input-file --kern-lower-to-emitc | FileCheck %s
+// RUN: saguaro-opt %s --split-input-file --kern-lower-to-emitc | saguaro-opt --split-input-file | FileCheck %s
+// RUN: saguaro-opt %s --split-input-file --kern-lower-to-emitc | mlir-translate --split-input-file --mlir-to-cpp | FileCheck %s --check-prefix=CPP
+
+// A planned prefill and decode entry become the two functions of the model ABI. Weight
+// slots are numbered in first-use order across both entries ("tok" 0, "norm" 1,
+// "final_norm" 2); within a function each weight and KV pointer is computed once.
+// CHECK-LABEL: module attributes {kern.arena_bytes = 256 : i64, kern.kv_bytes = 512 : i64, saguaro.weight_slots = ["tok", "norm", "final_norm"]}
+// CHECK-NOT:   func.func
+// CHECK-LABEL: emitc.func @saguaro_model_prefill(
+// CHECK-SAME: %[[S:[^:]+]]: !emitc.opaque<"const saguaro::ModelState&">, %[[TOK:[^:]+]]: !emitc.ptr<!emitc.opaque<"const int32_t">>, %[[N:[^:]+]]: i32, %[[POS:[^:]+]]: i32, %[[LOGITS:[^:]+]]: !emitc.ptr<f32>, %[[ALL:[^:]+]]: i1) {
+// CHECK-NEXT: %[[ARENA:.*]] = emitc.call_opaque "arena_of"(%[[S]]) {args = [0 : index]} : (!emitc.opaque<"const saguaro::ModelState&">) -> !emitc.ptr<f32>
+// CHECK-NEXT: %[[KV:.*]] = emitc.call_opaque "kv_of"(%[[S]]) {args = [0 : index]} : (!emitc.opaque<"const saguaro::ModelState&">) -> !emitc.ptr<f32>
+// logit_rows is all_logits ? n : 1.
+// CHECK-NEXT: %[[ONE:.*]] = emitc.literal "1" : i32
+// CHECK-NEXT: %[[LROWS:.*]] = emitc.conditional %[[ALL]], %[[N]], %[[ONE]] : i32
+// Byte offsets become float offsets: 128 bytes is arena + 32.
+// CHECK-NEXT: %[[O0:.*]] = emitc.literal "0" : i64
+// CHECK-NEXT: %[[B0:.*]] = emitc.add %[[ARENA]], %[[O0]] : (!emitc.ptr<f32>, i64) -> !emitc.ptr<f32>
+// CHECK-NEXT: %[[O1:.*]] = emitc.literal "32" : i64
+// CHECK-NEXT: %[[B1:.*]] = emitc.add %[[ARENA]], %[[O1]] : (!emitc.ptr<f32>, i64) -> !emitc.ptr<f32>
+// CHECK-NEXT: %[[WTOK:.*]] = emitc.call_opaque "weight_of"(%[[S]]) {args = [0 : index, 0 : i32]} : (!emitc.opaque<"const saguaro::ModelState&">) -> !emitc.ptr<!emitc.opaque<"const void">>
+// CHECK-NEXT: %[[SCALE:.*]] = emitc.literal "1.0f" : f32
+// CHECK-NEXT: emitc.call_opaque "saguaro::kernels::embed_f32"(%[[N]], %[[TOK]], %[[WTOK]], %[[SCALE]], %[[B0]]) {args = [0 : index, 1 : index, 2 : index, 3 : index, 4 : index], template_args = [8]}
+// CHECK-NEXT: %[[WNORM:.*]] = emitc.call_opaque "weight_of"(%[[S]]) {args = [0 : index, 1 : i32]}
+// CHECK-NEXT: %[[EPS:.*]] = emitc.literal "9.99999975e-06f" : f32
+// CHECK-NEXT: emitc.call_opaque "saguaro::kernels::rmsnorm_f32"(%[[N]], %[[B0]], %[[WNORM]], %[[EPS]], %[[B1]]) {{.*}}template_args = [8, false]}
+// CHECK-NEXT: %[[K0:.*]] = emitc.literal "0" : i64
+// CHECK-NEXT: %[[KPTR:.*]] = emitc.add %[[KV]], %[[K0]] : (!emitc.ptr<f32>, i64) -> !emitc.ptr<f32>
+// CHECK-NEXT: %[[V0:.*]] = emitc.literal "64" : i64
+// CHECK-NEXT: %[[VPTR:.*]] = emitc.add %[[KV]], %[[V0]] : (!emitc.ptr<f32>, i64) -> !emitc.ptr<f32>
+// CHECK-NEXT: emitc.call_opaque "saguaro::kernels::kv_store_f32"(%[[N]], %[[POS]], %[[B1]], %[[B1]], %[[KPTR]], %[[VPTR]]) {{.*}}template_args = [8, 8]}
+// CHECK-NEXT: %[[SC:.*]] = emitc.literal "0.0f" : f32
+// CHECK-NEXT: %[[CAP:.*]] = emitc.literal "0.0f" : f32
+// CHECK-NEXT: emitc.call_opaque "saguaro::kernels::attention_f32"(%[[N]], %[[POS]], %[[B1]], %[[KPTR]], %[[VPTR]], %[[SC]], %[[CAP]], %[[B1]], %[[B1]]) {{.*}}template_args = [2, 2, 4, 8, 0, true]}
+// CHECK-NEXT: emitc.call_opaque "saguaro::kernels::logits_f32"(%[[N]], %[[ALL]], %[[B1]], %[[WTOK]], %[[LOGITS]]) {{.*}}template_args = [8, 32]}
+// CHECK-NEXT: %[[SOFTCAP:.*]] = emitc.literal "30.0f" : f32
+// CHECK-NEXT: emitc.call_opaque "saguaro::kernels::softcap_f32"(%[[LROWS]], %[[LOGITS]], %[[SOFTCAP]]) {args = [0 : index, 1 : index, 2 : index], template_args = [32]} : (i32, !emitc.ptr<f32>, f32) -> ()
+// CHECK-NEXT: emitc.return
+// CHECK-NEXT: }
+// Decode: one token by value (passed on as its address), one row, a single row of logits.
+// CHECK-LABEL: emitc.func @saguaro_model_decode(
+// CHECK-SAME: %[[S:[^:]+]]: !emitc.opaque<"const saguaro::ModelState&">, %[[TOKEN:[^:]+]]: i32, %[[POS:[^:]+]]: i32, %[[LOGITS:[^:]+]]: !emitc.ptr<f32>) {
+// CHECK-NEXT: %[[ARENA:.*]] = emitc.call_opaque "arena_of"(%[[S]])
+// CHECK-NEXT: %{{.*}} = emitc.call_opaque "kv_of"(%[[S]])
+// CHECK-NEXT: %[[TOK:.*]] = emitc.apply "&"(%[[TOKEN]]) : (i32) -> !emitc.ptr<!emitc.opaque<"const int32_t">>
+// CHECK-NEXT: %[[ROWS:.*]] = emitc.literal "1" : i32
+// CHECK-NEXT: %[[ALL:.*]] = emitc.literal "false" : i1
+// CHECK-NEXT: %[[O0:.*]] = emitc.literal "0" : i64
+// CHECK-NEXT: %[[B0:.*]] = emitc.add %[[ARENA]], %[[O0]]
+// CHECK-NEXT: %[[O1:.*]] = emitc.literal "16" : i64
+// CHECK-NEXT: %[[B1:.*]] = emitc.add %[[ARENA]], %[[O1]]
+// CHECK-NEXT: %[[WTOK:.*]] = emitc.call_opaque "weight_of"(%[[S]]) {args = [0 : index, 0 : i32]}
+// CHECK-NEXT: %[[SCALE:.*]] = emitc.literal "1.0f" : f32
+// CHECK-NEXT: emitc.call_opaque "saguaro::kernels::embed_f32"(%[[ROWS]], %[[TOK]], %[[WTOK]], %[[SCALE]], %[[B0]])
+// CHECK-NEXT: %[[WFINAL:.*]] = emitc.call_opaque "weight_of"(%[[S]]) {args = [0 : index, 2 : i32]}
+// CHECK-NEXT: %[[EPS:.*]] = emitc.literal "9.99999975e-06f" : f32
+// CHECK-NEXT: emitc.call_opaque "saguaro::kernels::rmsnorm_f32"(%[[ROWS]], %[[B0]], %[[WFINAL]], %[[EPS]], %[[B1]]) {{.*}}template_args = [8, true]}
+// CHECK-NEXT: %[[WNORM:.*]] = emitc.call_opaque "weight_of"(%[[S]]) {args = [0 : index, 1 : i32]}
+// CHECK-NEXT: emitc.call_opaque "saguaro::kernels::logits_f32"(%[[ROWS]], %[[ALL]], %[[B1]], %[[WNORM]], %[[LOGITS]])
+// CHECK-NEXT: %[[SOFTCAP:.*]] = emitc.literal "30.0f" : f32
+// CHECK-NEXT: emitc.call_opaque "saguaro::kernels::softcap_f32"(%[[ROWS]], %[[LOGITS]], %[[SOFTCAP]])
+// CHECK-NEXT: emitc.return
+
+// CPP-LABEL: void saguaro_model_prefill(
+// CPP-SAME: const saguaro::ModelState& [[S:v[0-9]+]], const int32_t* [[TOK:v[0-9]+]], int32_t [[N:v[0-9]+]], int32_t [[POS:v[0-9]+]], float* [[LOGITS:v[0-9]+]], bool [[ALL:v[0-9]+]]) {
+// CPP-NEXT:  float* [[ARENA:v[0-9]+]] = arena_of([[S]]);
+// CPP-NEXT:  float* [[KV:v[0-9]+]] = kv_of([[S]]);
+// CPP-NEXT:  int32_t [[LROWS:v[0-9]+]] = [[ALL]] ? [[N]] : 1;
+// CPP-NEXT:  float* [[B0:v[0-9]+]] = [[ARENA]] + 0;
+// CPP-NEXT:  float* [[B1:v[0-9]+]] = [[ARENA]] + 32;
+// CPP-NEXT:  const void* [[WTOK:v[0-9]+]] = weight_of([[S]], 0);
+// CPP-NEXT:  saguaro::kernels::embed_f32<8>([[N]], [[TOK]], [[WTOK]], 1.0f, [[B0]]);
+// CPP-NEXT:  const void* [[WNORM:v[0-9]+]] = weight_of([[S]], 1);
+// CPP-NEXT:  saguaro::kernels::rmsnorm_f32<8, false>([[N]], [[B0]], [[WNORM]], 9.99999975e-06f, [[B1]]);
+// CPP-NEXT:  float* [[K:v[0-9]+]] = [[KV]] + 0;
+// CPP-NEXT:  float* [[V:v[0-9]+]] = [[KV]] + 64;
+// CPP-NEXT:  saguaro::kernels::kv_store_f32<8, 8>([[N]], [[POS]], [[B1]], [[B1]], [[K]], [[V]]);
+// CPP-NEXT:  saguaro::kernels::attention_f32<2, 2, 4, 8, 0, true>([[N]], [[POS]], [[B1]], [[K]], [[V]], 0.0f, 0.0f, [[B1]], [[B1]]);
+// CPP-NEXT:  saguaro::kernels::logits_f32<8, 32>([[N]], [[ALL]], [[B1]], [[WTOK]], [[LOGITS]]);
+// CPP-NEXT:  saguaro::kernels::softcap_f32<32>([[LROWS]], [[LOGITS]], 30.0f);
+// CPP-NEXT:  return;
+// CPP-LABEL: void saguaro_model_decode(
+// CPP-SAME: const saguaro::ModelState& [[S:v[0-9]+]], int32_t [[TOKEN:v[0-9]+]], int32_t [[POS:v[0-9]+]], float* [[LOGITS:v[0-9]+]]) {
+// CPP:       const int32_t* [[TOK:v[0-9]+]] = &[[TOKEN]];
+// CPP:       saguaro::kernels::embed_f32<8>(1, [[TOK]], {{v[0-9]+}}, 1.0f, {{v[0-9]+}});
+// CPP:       saguaro::kernels::rmsnorm_f32<8, true>(1, {{v[0-9]+}}, {{v[0-9]+}}, 9.99999975e-06f, {{v[0-9]+}});
+// CPP:       saguaro::kernels::logits_f32<8, 32>(1, false, {{v[0-9]+}}, {{v[0-9]+}}, [[LOGITS]]);
+// CPP-NEXT:  saguaro::kernels::softcap_f32<32>(1, [[LOGITS]], 30.0f);
+module attributes {kern.arena_bytes = 256 : i64, kern.kv_bytes = 512 : i64} {
+  func.func @prefill() attributes {kern.arena_bytes = 256 : i64, llm.entry = "prefill"} {
+    %0 = kern.alloc {offset = 0 : i64} : memref<4x8xf32>
+    %1 = kern.alloc {offset = 128 : i64} : memref<4x8xf32>
+    kern.call %0 : memref<4x8xf32> {args = [#kern.param<"rows">, #kern.param<"tokens">, #kern.weight<"tok">, 1.000000e+00 : f32, 0 : index], callee = "embed_f32", template_args = [8]}
+    kern.call %0, %1 : memref<4x8xf32>, memref<4x8xf32> {args = [#kern.param<"rows">, 0 : index, #kern.weight<"norm">, 1.0e-05 : f32, 1 : index], callee = "rmsnorm_f32", template_args = [8, false]}
+    kern.call %1, %1 : memref<4x8xf32>, memref<4x8xf32> {args = [#kern.param<"rows">, #kern.param<"pos0">, 0 : index, 1 : index, #kern.kv<0>, #kern.kv<64>], callee = "kv_store_f32", template_args = [8, 8]}
+    kern.call %1 : memref<4x8xf32> {args = [#kern.param<"rows">, #kern.param<"pos0">, 0 : index, #kern.kv<0>, #kern.kv<64>, 0.0 : f32, 0.0 : f32, 0 : index, 0 : index], callee = "attention_f32", template_args = [2, 2, 4, 8, 0, true]}
+    kern.call %1 : memref<4x8xf32> {args = [#kern.param<"rows">, #kern.param<"all_logits">, 0 : index, #kern.weight<"tok">, #kern.param<"logits">], callee = "logits_f32", template_args = [8, 32]}
+    kern.call {args = [#kern.param<"logit_rows">, #kern.param<"logits">, 3.000000e+01 : f32], callee = "softcap_f32", template_args = [32]}
+    return
+  }
+  func.func @decode() attributes {kern.arena_bytes = 128 : i64, llm.entry = "decode"} {
+    %0 = kern.alloc {offset = 0 : i64} : memref<1x8xf32>
+    %1 = kern.alloc {offset = 64 : i64} : memref<1x8xf32>
+    kern.call %0 : memref<1x8xf32> {args = [#kern.param<"rows">, #kern.param<"tokens">, #kern.weight<"tok">, 1.000000e+00 : f32, 0 : index], callee = "embed_f32", template_args = [8]}
+    kern.call %0, %1 : memref<1x8xf32>, memref<1x8xf32> {args = [#kern.param<"rows">, 0 : index, #kern.weight<"final_norm">, 1.0e-05 : f32, 1 : index], callee = "rmsnorm_f32", template_args = [8, true]}
+    kern.call %1 : memref<1x8xf32> {args = [#kern.param<"rows">, #kern.param<"all_logits">, 0 : index, #kern.weight<"norm">, #kern.param<"logits">], callee = "logits_f32", template_args = [8, 32]}
+    kern.call {args = [#kern.param<"logit_rows">, #kern.param<"logits">, 3.000000e+01 : f32], callee = "softcap_f32", template_args = [32]}
+    return
+  }
+}
+
+// -----
+
+// Functions without llm.entry are left alone; an entry without weights lists no slots.
+// CHECK-LABEL: module attributes {saguaro.weight_slots = []}
+// CHECK:       emitc.func @saguaro_model_decode(
+// CHECK:       emitc.call_opaque "saguaro::kernels::fill_f32"(%{{.*}}, %{{.*}}, %{{.*}}) {args = [0 : index, 1 : index, 2 : index], template_args = []}
+// CHECK-LABEL: func.func @helper() {
+// CHECK-NEXT:  return
+// CPP-LABEL: void saguaro_model_decode(
+// CPP:       saguaro::kernels::fill_f32<>(v{{[0-9]+}}, 2.5f, -3);
+// CPP-LABEL: void helper() {
+module {
+  func.func @decode() attributes {llm.entry = "decode"} {
+    %0 = kern.alloc {offset = 64 : i64} : memref<1x4xf32>
+    kern.call %0 : memref<1x4xf32> {args = [0 : index, 2.5 : f32, -3 : i32], callee = "fill_f32", template_args = []}
+    return
+  }
+  func.func @helper() {
+    return
+  }
+}

@@ -1,0 +1,73 @@
+// RUN: saguaro-opt %s --split-input-file --verify-diagnostics
+
+// An index argument names one of the call's buffer operands.
+func.func @buffer_index_out_of_range() {
+  %0 = kern.alloc : memref<1x8xf32>
+  // expected-error @+1 {{'kern.call' op argument refers to buffer 1 but the call has 1}}
+  kern.call %0 : memref<1x8xf32> {callee = "k", template_args = [], args = [0 : index, 1 : index]}
+  return
+}
+
+// -----
+
+// Negative buffer indices are out of range as well.
+func.func @buffer_index_negative() {
+  %0 = kern.alloc : memref<1x8xf32>
+  // expected-error @+1 {{'kern.call' op argument refers to buffer -1 but the call has 1}}
+  kern.call %0 : memref<1x8xf32> {callee = "k", template_args = [], args = [-1 : index]}
+  return
+}
+
+// -----
+
+// A call without buffers cannot refer to one.
+func.func @buffer_index_no_buffers() {
+  // expected-error @+1 {{'kern.call' op argument refers to buffer 0 but the call has 0}}
+  kern.call {callee = "k", template_args = [], args = [0 : index]}
+  return
+}
+
+// -----
+
+// Runtime parameters are a fixed set of names.
+func.func @unknown_param() {
+  // expected-error @+1 {{'kern.call' op unknown runtime parameter "seq_len"}}
+  kern.call {callee = "k", template_args = [], args = [#kern.param<"rows">, #kern.param<"seq_len">]}
+  return
+}
+
+// -----
+
+// Strings have no C++ argument form.
+func.func @string_argument() {
+  // expected-error @+1 {{'kern.call' op unsupported argument "eps"}}
+  kern.call {callee = "k", template_args = [], args = ["eps"]}
+  return
+}
+
+// -----
+
+// Nor do arrays.
+func.func @array_argument() {
+  // expected-error @+1 {{'kern.call' op unsupported argument [1, 2]}}
+  kern.call {callee = "k", template_args = [], args = [[1, 2]]}
+  return
+}
+
+// -----
+
+// Arena buffers have a static size.
+func.func @dynamic_alloc() {
+  // expected-error @+1 {{'kern.alloc' op buffer shape must be static, got 'memref<?x8xf32>'}}
+  %0 = kern.alloc : memref<?x8xf32>
+  return
+}
+
+// -----
+
+// Planned offsets are 64-byte aligned.
+func.func @misaligned_offset() {
+  // expected-error @+1 {{'kern.alloc' op offset 32 is not a non-negative multiple of 64}}
+  %0 = kern.alloc {offset = 32 : i64} : memref<1x8xf32>
+  return
+}

@@ -1,0 +1,156 @@
+// RUN: saguaro-opt %s --split-input-file --llm-lower-to-kern --verify-diagnostics
+
+// The cache length comes from the module; without llm.max_seq nothing can be lowered.
+// expected-error @+1 {{llm-lower-to-kern needs a positive module attribute llm.max_seq}}
+module {
+  func.func @decode(%tokens: tensor<1xi32>) -> tensor<1x16xf32> attributes {llm.entry = "decode"} {
+    %h = llm.embed %tokens {table = #llm.weight<"e">} : tensor<1xi32> -> tensor<1x8xf32>
+    %l = llm.logits %h {weight = #llm.weight<"out">} : tensor<1x8xf32> -> tensor<1x16xf32>
+    return %l : tensor<1x16xf32>
+  }
+}
+
+// -----
+
+// A non-positive llm.max_seq is rejected as well.
+// expected-error @+1 {{llm-lower-to-kern needs a positive module attribute llm.max_seq}}
+module attributes {llm.max_seq = 0 : i64} {
+  func.func @decode(%tokens: tensor<1xi32>) -> tensor<1x16xf32> attributes {llm.entry = "decode"} {
+    %h = llm.embed %tokens {table = #llm.weight<"e">} : tensor<1xi32> -> tensor<1x8xf32>
+    %l = llm.logits %h {weight = #llm.weight<"out">} : tensor<1x8xf32> -> tensor<1x16xf32>
+    return %l : tensor<1x16xf32>
+  }
+}
+
+// -----
+
+// RoPE rotates its input in place, so the unrotated q may not be read afterwards.
+module attributes {llm.max_seq = 8 : i64} {
+  func.func @rope_input_read_later(%tokens: tensor<1xi32>) -> tensor<1x16xf32> attributes {llm.entry = "decode"} {
+    %q = llm.embed %tokens {table = #llm.weight<"e">} : tensor<1xi32> -> tensor<1x8xf32>
+    // expected-error @+1 {{'llm.rope' op updates its operand in place, but a later op still reads it}}
+    %r = llm.rope %q {heads = 2 : i64, head_dim = 4 : i64, theta = 1.0e+04 : f32, style = 0 : i64} : tensor<1x8xf32>
+    %s = llm.add %r, %q : tensor<1x8xf32>
+    %l = llm.logits %s {weight = #llm.weight<"out">} : tensor<1x8xf32> -> tensor<1x16xf32>
+    return %l : tensor<1x16xf32>
+  }
+}
+
+// -----
+
+// The same holds for the q/k norm.
+module attributes {llm.max_seq = 8 : i64} {
+  func.func @head_norm_input_read_later(%tokens: tensor<1xi32>) -> tensor<1x16xf32> attributes {llm.entry = "decode"} {
+    %q = llm.embed %tokens {table = #llm.weight<"e">} : tensor<1xi32> -> tensor<1x8xf32>
+    // expected-error @+1 {{'llm.head_rms_norm' op updates its operand in place, but a later op still reads it}}
+    %n = llm.head_rms_norm %q {weight = #llm.weight<"qn">, eps = 1.0e-06 : f32, heads = 2 : i64, head_dim = 4 : i64} : tensor<1x8xf32>
+    %l = llm.logits %q {weight = #llm.weight<"out">} : tensor<1x8xf32> -> tensor<1x16xf32>
+    return %l : tensor<1x16xf32>
+  }
+}
+
+// -----
+
+// An add needs one operand it may overwrite; here both are read later.
+module attributes {llm.max_seq = 8 : i64} {
+  func.func @add_both_read_later(%tokens: tensor<1xi32>) -> tensor<1x16xf32> attributes {llm.entry = "decode"} {
+    %a = llm.embed %tokens {table = #llm.weight<"a">} : tensor<1xi32> -> tensor<1x8xf32>
+    %b = llm.embed %tokens {table = #llm.weight<"b">} : tensor<1xi32> -> tensor<1x8xf32>
+    // expected-error @+1 {{'llm.add' op updates its operand in place, but a later op still reads it}}
+    %s = llm.add %a, %b : tensor<1x8xf32>
+    %t = llm.add %a, %b : tensor<1x8xf32>
+    %u = llm.add %s, %t : tensor<1x8xf32>
+    %l = llm.logits %u {weight = #llm.weight<"out">} : tensor<1x8xf32> -> tensor<1x16xf32>
+    return %l : tensor<1x16xf32>
+  }
+}
+
+// -----
+
+// The fused residual add overwrites the residual, which is still read later.
+module attributes {llm.max_seq = 8 : i64} {
+  func.func @add_rms_norm_residual_read_later(%tokens: tensor<1xi32>) -> tensor<1x16xf32> attributes {llm.entry = "decode"} {
+    %h = llm.embed %tokens {table = #llm.weight<"a">} : tensor<1xi32> -> tensor<1x8xf32>
+    %d = llm.embed %tokens {table = #llm.weight<"b">} : tensor<1xi32> -> tensor<1x8xf32>
+    // expected-error @+1 {{'llm.add_rms_norm' op updates its operand in place, but a later op still reads it}}
+    %s, %n = llm.add_rms_norm %h, %d {weight = #llm.weight<"n">, eps = 1.0e-05 : f32} : tensor<1x8xf32>
+    %t = llm.add %n, %h : tensor<1x8xf32>
+    %l = llm.logits %t {weight = #llm.weight<"out">} : tensor<1x8xf32> -> tensor<1x16xf32>
+    return %l : tensor<1x16xf32>
+  }
+}
+
+// -----
+
+// An entry point returns the logits and nothing else.
+module attributes {llm.max_seq = 8 : i64} {
+  func.func @returns_hidden(%tokens: tensor<1xi32>) -> tensor<1x8xf32> attributes {llm.entry = "decode"} {
+    %h = llm.embed %tokens {table = #llm.weight<"e">} : tensor<1xi32> -> tensor<1x8xf32>
+    // expected-error @+1 {{'func.return' op an llm entry point must return the result of llm.logits}}
+    return %h : tensor<1x8xf32>
+  }
+}
+
+// -----
+
+// Returning the logits together with another value is rejected too.
+module attributes {llm.max_seq = 8 : i64} {
+  func.func @returns_two(%tokens: tensor<1xi32>) -> (tensor<1x16xf32>, tensor<1x8xf32>) attributes {llm.entry = "decode"} {
+    %h = llm.embed %tokens {table = #llm.weight<"e">} : tensor<1xi32> -> tensor<1x8xf32>
+    %n = llm.rms_norm %h {weight = #llm.weight<"n">, eps = 1.0e-05 : f32} : tensor<1x8xf32>
+    %l = llm.logits %n {weight = #llm.weight<"out">} : tensor<1x8xf32> -> tensor<1x16xf32>
+    // expected-error @+1 {{'func.return' op an llm entry point must return the result of llm.logits}}
+    return %l, %h : tensor<1x16xf32>, tensor<1x8xf32>
+  }
+}
+
+// -----
+
+// The only argument of an entry point is the token tensor: an entry without it is rejected.
+module attributes {llm.max_seq = 8 : i64} {
+  // expected-error @+1 {{'func.func' op an llm entry point takes exactly one argument: the token ids}}
+  func.func @no_tokens() attributes {llm.entry = "decode"} {
+    return
+  }
+}
+
+// -----
+
+// So is an entry with an argument besides the tokens.
+module attributes {llm.max_seq = 8 : i64} {
+  // expected-error @+1 {{'func.func' op an llm entry point takes exactly one argument: the token ids}}
+  func.func @extra_argument(%tokens: tensor<1xi32>, %pos: tensor<1xi32>) -> tensor<1x16xf32> attributes {llm.entry = "decode"} {
+    %h = llm.embed %tokens {table = #llm.weight<"e">} : tensor<1xi32> -> tensor<1x8xf32>
+    %l = llm.logits %h {weight = #llm.weight<"out">} : tensor<1x8xf32> -> tensor<1x16xf32>
+    return %l : tensor<1x16xf32>
+  }
+}
+
+// -----
+
+// Ops outside the llm dialect have no kernel.
+module attributes {llm.max_seq = 8 : i64} {
+  func.func @foreign_op(%tokens: tensor<1xi32>) -> tensor<1x16xf32> attributes {llm.entry = "decode"} {
+    %h = llm.embed %tokens {table = #llm.weight<"e">} : tensor<1xi32> -> tensor<1x8xf32>
+    // expected-error @+1 {{'memref.alloc' op cannot be lowered to kern}}
+    %m = memref.alloc() : memref<4xf32>
+    %l = llm.logits %h {weight = #llm.weight<"out">} : tensor<1x8xf32> -> tensor<1x16xf32>
+    return %l : tensor<1x16xf32>
+  }
+}
+
+// -----
+
+// Every attention op of one layer must agree on the kv width, which sizes its cache.
+module attributes {llm.max_seq = 8 : i64} {
+  func.func @decode(%tokens: tensor<1xi32>) -> tensor<1x16xf32> attributes {llm.entry = "decode"} {
+    %q = llm.embed %tokens {table = #llm.weight<"q">} : tensor<1xi32> -> tensor<1x8xf32>
+    %k = llm.embed %tokens {table = #llm.weight<"k">} : tensor<1xi32> -> tensor<1x8xf32>
+    %k4 = llm.embed %tokens {table = #llm.weight<"k4">} : tensor<1xi32> -> tensor<1x4xf32>
+    %a = llm.attention %q, %k, %k {layer = 0 : i64, heads = 2 : i64, kv_heads = 2 : i64, head_dim = 4 : i64, window = 0 : i64, scale = 0.0 : f32, softcap = 0.0 : f32} : tensor<1x8xf32>, tensor<1x8xf32>
+    // expected-error @+1 {{'llm.attention' op layer 0 has kv width 4 here but 8 elsewhere}}
+    %b = llm.attention %a, %k4, %k4 {layer = 0 : i64, heads = 2 : i64, kv_heads = 1 : i64, head_dim = 4 : i64, window = 0 : i64, scale = 0.0 : f32, softcap = 0.0 : f32} : tensor<1x8xf32>, tensor<1x4xf32>
+    %l = llm.logits %b {weight = #llm.weight<"out">} : tensor<1x8xf32> -> tensor<1x16xf32>
+    return %l : tensor<1x16xf32>
+  }
+}

@@ -1,0 +1,170 @@
+// RUN: saguaro-opt %s --split-input-file --llm-lower-to-kern | FileCheck %s
+// RUN: saguaro-opt %s --split-input-file --llm-lower-to-kern | saguaro-opt --split-input-file | FileCheck %s
+
+// A two-layer decode entry lowering every op kind; max_seq = 16, so layer 0 (kv width 4)
+// takes K at 0 and V at 64 floats, layer 1 (kv width 8) K at 128 and V at 256, 384 floats.
+// CHECK-LABEL: module attributes {kern.kv_bytes = 1536 : i64, llm.max_seq = 16 : i64}
+// CHECK-LABEL: func.func @decode() attributes {llm.entry = "decode"} {
+// CHECK:      %[[H:.*]] = kern.alloc : memref<1x8xf32>
+// CHECK-NEXT: kern.call %[[H]] : memref<1x8xf32> {args = [#kern.param<"rows">, #kern.param<"tokens">, #kern.weight<"tok">, 2.000000e+00 : f32, 0 : index], callee = "embed_f32", template_args = [8]}
+// CHECK-NEXT: %[[N:.*]] = kern.alloc : memref<1x8xf32>
+// CHECK-NEXT: kern.call %[[H]], %[[N]] : memref<1x8xf32>, memref<1x8xf32> {args = [#kern.param<"rows">, 0 : index, #kern.weight<"l0.attn_norm">, 9.99999974E-6 : f32, 1 : index], callee = "rmsnorm_f32", template_args = [8, false]}
+// CHECK-NEXT: %[[Q:.*]] = kern.alloc : memref<1x8xf32>
+// CHECK-NEXT: kern.call %[[N]], %[[Q]] : memref<1x8xf32>, memref<1x8xf32> {args = [#kern.param<"rows">, 0 : index, #kern.weight<"l0.wq">, 1 : index], callee = "matmul_f32", template_args = [8, 8]}
+// CHECK-NEXT: %[[K:.*]] = kern.alloc : memref<1x4xf32>
+// CHECK-NEXT: kern.call %[[N]], %[[K]] : memref<1x8xf32>, memref<1x4xf32> {args = [#kern.param<"rows">, 0 : index, #kern.weight<"l0.wk">, 1 : index], callee = "matmul_f32", template_args = [8, 4]}
+// CHECK-NEXT: %[[V:.*]] = kern.alloc : memref<1x4xf32>
+// CHECK-NEXT: kern.call %[[N]], %[[V]] : memref<1x8xf32>, memref<1x4xf32> {args = [#kern.param<"rows">, 0 : index, #kern.weight<"l0.wv">, 1 : index], callee = "matmul_f32", template_args = [8, 4]}
+// q-norm, then RoPE of q and k: all in place, on the buffers of the linears.
+// CHECK-NEXT: kern.call %[[Q]] : memref<1x8xf32> {args = [#kern.param<"rows">, 0 : index, #kern.weight<"l0.q_norm">, 9.99999997E-7 : f32], callee = "head_rmsnorm_f32", template_args = [2, 4, true]}
+// CHECK-NEXT: kern.call %[[Q]] : memref<1x8xf32> {args = [#kern.param<"rows">, #kern.param<"pos0">, 0 : index, 1.000000e+04 : f32, 1.000000e+00 : f32], callee = "rope_f32", template_args = [2, 4, 0]}
+// CHECK-NEXT: kern.call %[[K]] : memref<1x4xf32> {args = [#kern.param<"rows">, #kern.param<"pos0">, 0 : index, 5.000000e+05 : f32, 8.000000e+00 : f32], callee = "rope_f32", template_args = [1, 4, 1]}
+// Layer 0: scale 0 divides by sqrt(head_dim), so the last template argument is true.
+// CHECK-NEXT: kern.call %[[K]], %[[V]] : memref<1x4xf32>, memref<1x4xf32> {args = [#kern.param<"rows">, #kern.param<"pos0">, 0 : index, 1 : index, #kern.kv<0>, #kern.kv<64>], callee = "kv_store_f32", template_args = [4, 16]}
+// CHECK-NEXT: %[[SCRATCH0:.*]] = kern.alloc : memref<16xf32>
+// CHECK-NEXT: %[[A:.*]] = kern.alloc : memref<1x8xf32>
+// CHECK-NEXT: kern.call %[[Q]], %[[SCRATCH0]], %[[A]] : memref<1x8xf32>, memref<16xf32>, memref<1x8xf32> {args = [#kern.param<"rows">, #kern.param<"pos0">, 0 : index, #kern.kv<0>, #kern.kv<64>, 0.000000e+00 : f32, 0.000000e+00 : f32, 1 : index, 2 : index], callee = "attention_f32", template_args = [2, 1, 4, 16, 0, true]}
+// CHECK-NEXT: %[[O:.*]] = kern.alloc : memref<1x8xf32>
+// CHECK-NEXT: kern.call %[[A]], %[[O]] : {{.*}} {args = [#kern.param<"rows">, 0 : index, #kern.weight<"l0.wo">, 1 : index], callee = "matmul_f32", template_args = [8, 8]}
+// The fused residual add updates the residual buffer in place; only the normed row is new.
+// CHECK-NEXT: %[[N2:.*]] = kern.alloc : memref<1x8xf32>
+// CHECK-NEXT: kern.call %[[H]], %[[O]], %[[N2]] : memref<1x8xf32>, memref<1x8xf32>, memref<1x8xf32> {args = [#kern.param<"rows">, 0 : index, 1 : index, #kern.weight<"l0.ffn_norm">, 9.99999974E-6 : f32, 2 : index], callee = "add_rmsnorm_f32", template_args = [8, false]}
+// gated_mlp: gate and up matmuls, the activation in place on gate, then down.
+// CHECK-NEXT: %[[GATE:.*]] = kern.alloc : memref<1x12xf32>
+// CHECK-NEXT: %[[UP:.*]] = kern.alloc : memref<1x12xf32>
+// CHECK-NEXT: kern.call %[[N2]], %[[GATE]] : memref<1x8xf32>, memref<1x12xf32> {args = [#kern.param<"rows">, 0 : index, #kern.weight<"l0.w1">, 1 : index], callee = "matmul_f32", template_args = [8, 12]}
+// CHECK-NEXT: kern.call %[[N2]], %[[UP]] : memref<1x8xf32>, memref<1x12xf32> {args = [#kern.param<"rows">, 0 : index, #kern.weight<"l0.w3">, 1 : index], callee = "matmul_f32", template_args = [8, 12]}
+// CHECK-NEXT: kern.call %[[GATE]], %[[UP]] : memref<1x12xf32>, memref<1x12xf32> {args = [#kern.param<"rows">, 0 : index, 1 : index, 0 : index], callee = "gated_act_f32", template_args = [12, 0]}
+// CHECK-NEXT: %[[M:.*]] = kern.alloc : memref<1x8xf32>
+// CHECK-NEXT: kern.call %[[GATE]], %[[M]] : memref<1x12xf32>, memref<1x8xf32> {args = [#kern.param<"rows">, 0 : index, #kern.weight<"l0.w2">, 1 : index], callee = "matmul_f32", template_args = [12, 8]}
+// The residual add accumulates into the residual (H) in place.
+// CHECK-NEXT: kern.call %[[H]], %[[M]] : memref<1x8xf32>, memref<1x8xf32> {args = [#kern.param<"rows">, 0 : index, 1 : index], callee = "add_f32", template_args = [8]}
+// Layer 1: a non-zero scale is passed as is and the last template argument is false.
+// CHECK-NEXT: %[[N3:.*]] = kern.alloc : memref<1x8xf32>
+// CHECK-NEXT: kern.call %[[H]], %[[N3]] : {{.*}} callee = "rmsnorm_f32"
+// CHECK:      kern.call %[[N3]], %[[Q1:[^ ]*]] : {{.*}} #kern.weight<"l1.wq">
+// CHECK:      kern.call %[[N3]], %[[K1:[^ ]*]] : {{.*}} #kern.weight<"l1.wk">
+// CHECK:      kern.call %[[N3]], %[[V1:[^ ]*]] : {{.*}} #kern.weight<"l1.wv">
+// CHECK-NEXT: kern.call %[[K1]], %[[V1]] : memref<1x8xf32>, memref<1x8xf32> {args = [#kern.param<"rows">, #kern.param<"pos0">, 0 : index, 1 : index, #kern.kv<128>, #kern.kv<256>], callee = "kv_store_f32", template_args = [8, 16]}
+// CHECK-NEXT: %[[SCRATCH1:.*]] = kern.alloc : memref<16xf32>
+// CHECK-NEXT: %[[A1:.*]] = kern.alloc : memref<1x8xf32>
+// CHECK-NEXT: kern.call %[[Q1]], %[[SCRATCH1]], %[[A1]] : memref<1x8xf32>, memref<16xf32>, memref<1x8xf32> {args = [#kern.param<"rows">, #kern.param<"pos0">, 0 : index, #kern.kv<128>, #kern.kv<256>, 2.500000e-01 : f32, 5.000000e+01 : f32, 1 : index, 2 : index], callee = "attention_f32", template_args = [2, 2, 4, 16, 4, false]}
+// CHECK-NEXT: kern.call %[[A1]], %[[H]] : memref<1x8xf32>, memref<1x8xf32> {args = [#kern.param<"rows">, 0 : index, 1 : index], callee = "add_f32", template_args = [8]}
+// CHECK-NEXT: %[[F:.*]] = kern.alloc : memref<1x8xf32>
+// CHECK-NEXT: kern.call %[[A1]], %[[F]] : {{.*}} {args = [#kern.param<"rows">, 0 : index, #kern.weight<"final_norm">, 9.99999974E-6 : f32, 1 : index], callee = "rmsnorm_f32", template_args = [8, true]}
+// Logits without softcap: one logits_f32 into the runtime logits buffer, no softcap_f32.
+// CHECK-NEXT: kern.call %[[F]] : memref<1x8xf32> {args = [#kern.param<"rows">, #kern.param<"all_logits">, 0 : index, #kern.weight<"tok">, #kern.param<"logits">], callee = "logits_f32", template_args = [8, 32]}
+// CHECK-NOT:  softcap_f32
+// CHECK-NEXT: return{{$}}
+// CHECK-NEXT: }
+// CHECK-NOT:  llm.
+module attributes {llm.max_seq = 16 : i64} {
+  func.func @decode(%tokens: tensor<1xi32>) -> tensor<1x32xf32> attributes {llm.entry = "decode"} {
+    %h = llm.embed %tokens {table = #llm.weight<"tok">, scale = 2.0 : f32} : tensor<1xi32> -> tensor<1x8xf32>
+    // Layer 0: two query heads sharing one kv head, q-norm, RoPE, default scale.
+    %n = llm.rms_norm %h {weight = #llm.weight<"l0.attn_norm">, eps = 1.0e-05 : f32} : tensor<1x8xf32>
+    %q = llm.linear %n {weight = #llm.weight<"l0.wq">} : tensor<1x8xf32> -> tensor<1x8xf32>
+    %k = llm.linear %n {weight = #llm.weight<"l0.wk">} : tensor<1x8xf32> -> tensor<1x4xf32>
+    %v = llm.linear %n {weight = #llm.weight<"l0.wv">} : tensor<1x8xf32> -> tensor<1x4xf32>
+    %qn = llm.head_rms_norm %q {weight = #llm.weight<"l0.q_norm">, eps = 1.0e-06 : f32, heads = 2 : i64, head_dim = 4 : i64, add_one = true} : tensor<1x8xf32>
+    %qr = llm.rope %qn {heads = 2 : i64, head_dim = 4 : i64, theta = 1.0e+04 : f32, style = 0 : i64} : tensor<1x8xf32>
+    %kr = llm.rope %k {heads = 1 : i64, head_dim = 4 : i64, theta = 5.0e+05 : f32, pos_scale = 8.0 : f32, style = 1 : i64} : tensor<1x4xf32>
+    %a = llm.attention %qr, %kr, %v {layer = 0 : i64, heads = 2 : i64, kv_heads = 1 : i64, head_dim = 4 : i64, window = 0 : i64, scale = 0.0 : f32, softcap = 0.0 : f32} : tensor<1x8xf32>, tensor<1x4xf32>
+    %o = llm.linear %a {weight = #llm.weight<"l0.wo">} : tensor<1x8xf32> -> tensor<1x8xf32>
+    %s, %n2 = llm.add_rms_norm %h, %o {weight = #llm.weight<"l0.ffn_norm">, eps = 1.0e-05 : f32} : tensor<1x8xf32>
+    %m = llm.gated_mlp %n2 {gate = #llm.weight<"l0.w1">, up = #llm.weight<"l0.w3">, down = #llm.weight<"l0.w2">, hidden = 12 : i64, act = "silu"} : tensor<1x8xf32>
+    %h1 = llm.add %s, %m : tensor<1x8xf32>
+    // Layer 1: two kv heads, explicit scale, sliding window, attention softcap.
+    %n3 = llm.rms_norm %h1 {weight = #llm.weight<"l1.attn_norm">, eps = 1.0e-05 : f32} : tensor<1x8xf32>
+    %q1 = llm.linear %n3 {weight = #llm.weight<"l1.wq">} : tensor<1x8xf32> -> tensor<1x8xf32>
+    %k1 = llm.linear %n3 {weight = #llm.weight<"l1.wk">} : tensor<1x8xf32> -> tensor<1x8xf32>
+    %v1 = llm.linear %n3 {weight = #llm.weight<"l1.wv">} : tensor<1x8xf32> -> tensor<1x8xf32>
+    %a1 = llm.attention %q1, %k1, %v1 {layer = 1 : i64, heads = 2 : i64, kv_heads = 2 : i64, head_dim = 4 : i64, window = 4 : i64, scale = 0.25 : f32, softcap = 50.0 : f32} : tensor<1x8xf32>, tensor<1x8xf32>
+    %h2 = llm.add %a1, %h1 : tensor<1x8xf32>
+    %f = llm.rms_norm %h2 {weight = #llm.weight<"final_norm">, eps = 1.0e-05 : f32, add_one = true} : tensor<1x8xf32>
+    %l = llm.logits %f {weight = #llm.weight<"tok">} : tensor<1x8xf32> -> tensor<1x32xf32>
+    return %l : tensor<1x32xf32>
+  }
+}
+
+// -----
+
+// A prefill entry of 4 rows: logits with a softcap add softcap_f32 over the rows of
+// logits actually written; a gelu_tanh MLP passes act 1; functions without llm.entry stay.
+// CHECK-LABEL: module attributes {kern.kv_bytes = 0 : i64, llm.max_seq = 32 : i64}
+// CHECK-LABEL: func.func @prefill() attributes {llm.entry = "prefill"} {
+// CHECK:      %[[H:.*]] = kern.alloc : memref<4x8xf32>
+// CHECK-NEXT: kern.call %[[H]] : memref<4x8xf32> {args = [#kern.param<"rows">, #kern.param<"tokens">, #kern.weight<"tok">, 1.000000e+00 : f32, 0 : index], callee = "embed_f32", template_args = [8]}
+// CHECK:      %[[GATE:.*]] = kern.alloc : memref<4x16xf32>
+// CHECK-NEXT: %[[UP:.*]] = kern.alloc : memref<4x16xf32>
+// CHECK:      kern.call %[[GATE]], %[[UP]] : memref<4x16xf32>, memref<4x16xf32> {args = [#kern.param<"rows">, 0 : index, 1 : index, 0 : index], callee = "gated_act_f32", template_args = [16, 1]}
+// CHECK-NEXT: %[[M:.*]] = kern.alloc : memref<4x8xf32>
+// CHECK-NEXT: kern.call %[[GATE]], %[[M]] : memref<4x16xf32>, memref<4x8xf32> {{.*}} callee = "matmul_f32", template_args = [16, 8]}
+// CHECK-NEXT: kern.call %[[H]], %[[M]] : {{.*}} callee = "add_f32"
+// CHECK-NEXT: kern.call %[[H]] : memref<4x8xf32> {args = [#kern.param<"rows">, #kern.param<"all_logits">, 0 : index, #kern.weight<"out">, #kern.param<"logits">], callee = "logits_f32", template_args = [8, 64]}
+// CHECK-NEXT: kern.call {args = [#kern.param<"logit_rows">, #kern.param<"logits">, 3.000000e+01 : f32], callee = "softcap_f32", template_args = [64]}
+// CHECK-NEXT: return{{$}}
+// CHECK-LABEL: func.func @helper(%{{.*}}: tensor<4x8xf32>) -> tensor<4x8xf32> {
+// CHECK-NEXT: llm.rms_norm
+module attributes {llm.max_seq = 32 : i64} {
+  func.func @prefill(%tokens: tensor<4xi32>) -> tensor<4x64xf32> attributes {llm.entry = "prefill"} {
+    %h = llm.embed %tokens {table = #llm.weight<"tok">} : tensor<4xi32> -> tensor<4x8xf32>
+    %n = llm.rms_norm %h {weight = #llm.weight<"norm">, eps = 1.0e-06 : f32} : tensor<4x8xf32>
+    %m = llm.gated_mlp %n {gate = #llm.weight<"w1">, up = #llm.weight<"w3">, down = #llm.weight<"w2">, hidden = 16 : i64, act = "gelu_tanh"} : tensor<4x8xf32>
+    %s = llm.add %h, %m : tensor<4x8xf32>
+    %l = llm.logits %s {weight = #llm.weight<"out">, softcap = 30.0 : f32} : tensor<4x8xf32> -> tensor<4x64xf32>
+    return %l : tensor<4x64xf32>
+  }
+  func.func @helper(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+    %n = llm.rms_norm %x {weight = #llm.weight<"norm">, eps = 1.0e-06 : f32} : tensor<4x8xf32>
+    return %n : tensor<4x8xf32>
+  }
+}
+
+// -----
+
+// A residual add whose left operand is still read later accumulates into the right one.
+// CHECK-LABEL: func.func @add_into_rhs()
+// CHECK:      %[[A:.*]] = kern.alloc : memref<1x8xf32>
+// CHECK-NEXT: kern.call %[[A]] : {{.*}} #kern.weight<"a">
+// CHECK-NEXT: %[[B:.*]] = kern.alloc : memref<1x8xf32>
+// CHECK-NEXT: kern.call %[[B]] : {{.*}} #kern.weight<"b">
+// CHECK-NEXT: kern.call %[[B]], %[[A]] : memref<1x8xf32>, memref<1x8xf32> {args = [#kern.param<"rows">, 0 : index, 1 : index], callee = "add_f32", template_args = [8]}
+// CHECK-NEXT: %[[N:.*]] = kern.alloc : memref<1x8xf32>
+// CHECK-NEXT: kern.call %[[A]], %[[N]] : {{.*}} callee = "rmsnorm_f32"
+// CHECK-NEXT: kern.call %[[B]], %[[N]] : {{.*}} callee = "add_f32"
+// CHECK-NEXT: kern.call %[[B]] : {{.*}} callee = "logits_f32"
+module attributes {llm.max_seq = 8 : i64} {
+  func.func @add_into_rhs(%tokens: tensor<1xi32>) -> tensor<1x16xf32> attributes {llm.entry = "decode"} {
+    %a = llm.embed %tokens {table = #llm.weight<"a">} : tensor<1xi32> -> tensor<1x8xf32>
+    %b = llm.embed %tokens {table = #llm.weight<"b">} : tensor<1xi32> -> tensor<1x8xf32>
+    %s = llm.add %a, %b : tensor<1x8xf32>
+    %n = llm.rms_norm %a {weight = #llm.weight<"n">, eps = 1.0e-05 : f32} : tensor<1x8xf32>
+    %t = llm.add %s, %n : tensor<1x8xf32>
+    %l = llm.logits %t {weight = #llm.weight<"out">} : tensor<1x8xf32> -> tensor<1x16xf32>
+    return %l : tensor<1x16xf32>
+  }
+}
+
+// -----
+
+// KV offsets follow the layer number, not the order in which the layers appear:
+// layer 0 (width 4) gets 0 and 8*4 = 32, layer 1 (width 2) gets 64 and 64 + 8*2 = 80.
+// CHECK-LABEL: module attributes {kern.kv_bytes = 384 : i64, llm.max_seq = 8 : i64}
+// CHECK:      callee = "kv_store_f32", template_args = [2, 8]
+// CHECK:      args = [#kern.param<"rows">, #kern.param<"pos0">, 0 : index, #kern.kv<64>, #kern.kv<80>, {{.*}}], callee = "attention_f32", template_args = [2, 1, 2, 8, 0, true]
+// CHECK:      {{.*}} #kern.kv<0>, #kern.kv<32>], callee = "kv_store_f32", template_args = [4, 8]
+// CHECK:      args = [#kern.param<"rows">, #kern.param<"pos0">, 0 : index, #kern.kv<0>, #kern.kv<32>, {{.*}}], callee = "attention_f32", template_args = [1, 1, 4, 8, 0, true]
+module attributes {llm.max_seq = 8 : i64} {
+  func.func @layers_out_of_order(%tokens: tensor<1xi32>) -> tensor<1x16xf32> attributes {llm.entry = "decode"} {
+    %h = llm.embed %tokens {table = #llm.weight<"e4">} : tensor<1xi32> -> tensor<1x4xf32>
+    %k1 = llm.embed %tokens {table = #llm.weight<"k1">} : tensor<1xi32> -> tensor<1x2xf32>
+    %v1 = llm.embed %tokens {table = #llm.weight<"v1">} : tensor<1xi32> -> tensor<1x2xf32>
+    %a1 = llm.attention %h, %k1, %v1 {layer = 1 : i64, heads = 2 : i64, kv_heads = 1 : i64, head_dim = 2 : i64, window = 0 : i64, scale = 0.0 : f32, softcap = 0.0 : f32} : tensor<1x4xf32>, tensor<1x2xf32>
+    %k0 = llm.embed %tokens {table = #llm.weight<"k0">} : tensor<1xi32> -> tensor<1x4xf32>
+    %v0 = llm.embed %tokens {table = #llm.weight<"v0">} : tensor<1xi32> -> tensor<1x4xf32>
+    %a0 = llm.attention %a1, %k0, %v0 {layer = 0 : i64, heads = 1 : i64, kv_heads = 1 : i64, head_dim = 4 : i64, window = 0 : i64, scale = 0.0 : f32, softcap = 0.0 : f32} : tensor<1x4xf32>, tensor<1x4xf32>
+    %l = llm.logits %a0 {weight = #llm.weight<"out">} : tensor<1x4xf32> -> tensor<1x16xf32>
+    return %l : tensor<1x16xf32>
+  }
+}

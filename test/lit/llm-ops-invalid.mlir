@@ -1,0 +1,125 @@
+// RUN: saguaro-opt %s --split-input-file --verify-diagnostics
+
+// One embedding row per token.
+func.func @embed_rows(%t: tensor<2xi32>) -> tensor<1x8xf32> {
+  // expected-error @+1 {{'llm.embed' op has 2 tokens but 1 result rows}}
+  %h = llm.embed %t {table = #llm.weight<"e">} : tensor<2xi32> -> tensor<1x8xf32>
+  return %h : tensor<1x8xf32>
+}
+
+// -----
+
+// The q/k norm splits each row into heads * head_dim features.
+func.func @head_rms_norm_width(%x: tensor<1x8xf32>) -> tensor<1x8xf32> {
+  // expected-error @+1 {{'llm.head_rms_norm' op heads * head_dim = 12 but rows have 8 features}}
+  %n = llm.head_rms_norm %x {weight = #llm.weight<"qn">, eps = 1.0e-06 : f32, heads = 3 : i64, head_dim = 4 : i64} : tensor<1x8xf32>
+  return %n : tensor<1x8xf32>
+}
+
+// -----
+
+// A linear keeps the row count.
+func.func @linear_rows(%x: tensor<2x8xf32>) -> tensor<1x4xf32> {
+  // expected-error @+1 {{'llm.linear' op row counts differ: 2 vs 1}}
+  %y = llm.linear %x {weight = #llm.weight<"w">} : tensor<2x8xf32> -> tensor<1x4xf32>
+  return %y : tensor<1x4xf32>
+}
+
+// -----
+
+// RoPE rotates pairs, so head_dim must be even.
+func.func @rope_odd_head_dim(%x: tensor<1x6xf32>) -> tensor<1x6xf32> {
+  // expected-error @+1 {{'llm.rope' op head_dim must be even, got 3}}
+  %r = llm.rope %x {heads = 2 : i64, head_dim = 3 : i64, theta = 1.0e+04 : f32, style = 0 : i64} : tensor<1x6xf32>
+  return %r : tensor<1x6xf32>
+}
+
+// -----
+
+// Only the interleaved (0) and halves (1) styles exist.
+func.func @rope_bad_style(%x: tensor<1x8xf32>) -> tensor<1x8xf32> {
+  // expected-error @+1 {{'llm.rope' op style must be 0 (interleaved) or 1 (halves), got 2}}
+  %r = llm.rope %x {heads = 2 : i64, head_dim = 4 : i64, theta = 1.0e+04 : f32, style = 2 : i64} : tensor<1x8xf32>
+  return %r : tensor<1x8xf32>
+}
+
+// -----
+
+// The features must split into whole heads.
+func.func @rope_partial_head(%x: tensor<1x8xf32>) -> tensor<1x8xf32> {
+  // expected-error @+1 {{'llm.rope' op features 8 are not a multiple of head_dim 6}}
+  %r = llm.rope %x {heads = 1 : i64, head_dim = 6 : i64, theta = 1.0e+04 : f32, style = 1 : i64} : tensor<1x8xf32>
+  return %r : tensor<1x8xf32>
+}
+
+// -----
+
+// Grouped-query attention shares each kv head among a whole number of query heads.
+func.func @attention_groups(%q: tensor<1x12xf32>, %k: tensor<1x8xf32>) -> tensor<1x12xf32> {
+  // expected-error @+1 {{'llm.attention' op heads (3) must be a multiple of kv_heads (2)}}
+  %o = llm.attention %q, %k, %k {layer = 0 : i64, heads = 3 : i64, kv_heads = 2 : i64, head_dim = 4 : i64, window = 0 : i64, scale = 0.0 : f32, softcap = 0.0 : f32} : tensor<1x12xf32>, tensor<1x8xf32>
+  return %o : tensor<1x12xf32>
+}
+
+// -----
+
+// kv_heads = 0 is rejected rather than divided by.
+func.func @attention_no_kv_heads(%q: tensor<1x8xf32>, %k: tensor<1x8xf32>) -> tensor<1x8xf32> {
+  // expected-error @+1 {{'llm.attention' op heads, kv_heads and head_dim must be positive}}
+  %o = llm.attention %q, %k, %k {layer = 0 : i64, heads = 2 : i64, kv_heads = 0 : i64, head_dim = 4 : i64, window = 0 : i64, scale = 0.0 : f32, softcap = 0.0 : f32} : tensor<1x8xf32>, tensor<1x8xf32>
+  return %o : tensor<1x8xf32>
+}
+
+// -----
+
+// q carries heads * head_dim features.
+func.func @attention_q_width(%q: tensor<1x8xf32>, %k: tensor<1x4xf32>) -> tensor<1x8xf32> {
+  // expected-error @+1 {{'llm.attention' op q has 8 features, expected heads * head_dim = 16}}
+  %o = llm.attention %q, %k, %k {layer = 0 : i64, heads = 4 : i64, kv_heads = 1 : i64, head_dim = 4 : i64, window = 0 : i64, scale = 0.0 : f32, softcap = 0.0 : f32} : tensor<1x8xf32>, tensor<1x4xf32>
+  return %o : tensor<1x8xf32>
+}
+
+// -----
+
+// k and v carry kv_heads * head_dim features.
+func.func @attention_kv_width(%q: tensor<1x8xf32>, %k: tensor<1x8xf32>) -> tensor<1x8xf32> {
+  // expected-error @+1 {{'llm.attention' op k and v must both have kv_heads * head_dim = 4 features}}
+  %o = llm.attention %q, %k, %k {layer = 0 : i64, heads = 2 : i64, kv_heads = 1 : i64, head_dim = 4 : i64, window = 0 : i64, scale = 0.0 : f32, softcap = 0.0 : f32} : tensor<1x8xf32>, tensor<1x8xf32>
+  return %o : tensor<1x8xf32>
+}
+
+// -----
+
+// q and k/v rows are the same tokens.
+func.func @attention_rows(%q: tensor<2x8xf32>, %k: tensor<1x4xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{'llm.attention' op row counts differ: 2 vs 1}}
+  %o = llm.attention %q, %k, %k {layer = 0 : i64, heads = 2 : i64, kv_heads = 1 : i64, head_dim = 4 : i64, window = 0 : i64, scale = 0.0 : f32, softcap = 0.0 : f32} : tensor<2x8xf32>, tensor<1x4xf32>
+  return %o : tensor<2x8xf32>
+}
+
+// -----
+
+// The MLP activation is SiLU or GELU-tanh.
+func.func @gated_mlp_act(%x: tensor<1x8xf32>) -> tensor<1x8xf32> {
+  // expected-error @+1 {{'llm.gated_mlp' op act must be "silu" or "gelu_tanh", got "relu"}}
+  %m = llm.gated_mlp %x {gate = #llm.weight<"w1">, up = #llm.weight<"w3">, down = #llm.weight<"w2">, hidden = 16 : i64, act = "relu"} : tensor<1x8xf32>
+  return %m : tensor<1x8xf32>
+}
+
+// -----
+
+// The hidden width is positive.
+func.func @gated_mlp_hidden(%x: tensor<1x8xf32>) -> tensor<1x8xf32> {
+  // expected-error @+1 {{'llm.gated_mlp' op hidden must be positive}}
+  %m = llm.gated_mlp %x {gate = #llm.weight<"w1">, up = #llm.weight<"w3">, down = #llm.weight<"w2">, hidden = 0 : i64, act = "silu"} : tensor<1x8xf32>
+  return %m : tensor<1x8xf32>
+}
+
+// -----
+
+// Logits keep the row count.
+func.func @logits_rows(%x: tensor<4x8xf32>) -> tensor<1x32xf32> {
+  // expected-error @+1 {{'llm.logits' op row counts differ: 4 vs 1}}
+  %l = llm.logits %x {weight = #llm.weight<"out">} : tensor<4x8xf32> -> tensor<1x32xf32>
+  return %l : tensor<1x32xf32>
+}

@@ -1,0 +1,111 @@
+// kv_store_f32 and attention_f32 against double-precision causal GQA attention.
+#include "saguaro/kernels/kernels.h"
+#include "test_util.h"
+
+#include <limits>
+
+namespace saguaro::kernels::test {
+namespace {
+
+struct AttnCase {
+  int32_t rows, pos0;
+  float scale, softcap;
+};
+
+/// Causal (optionally windowed, soft-capped) GQA attention in double over caches kc/vc[S][kvh][hd].
+std::vector<double> RefAttention(const AttnCase& c, int heads, int kvh, int hd, int window, bool div_sqrt,
+                                 const std::vector<float>& q, const std::vector<float>& kc,
+                                 const std::vector<float>& vc) {
+  std::vector<double> out(static_cast<size_t>(c.rows) * heads * hd, 0.0);
+  for (int r = 0; r < c.rows; ++r) {
+    const int p = c.pos0 + r;
+    const int t0 = window > 0 ? std::max(0, p - window + 1) : 0;
+    for (int h = 0; h < heads; ++h) {
+      const int g = h / (heads / kvh);
+      std::vector<double> s;
+      for (int t = t0; t <= p; ++t) {
+        double dot = 0.0;
+        for (int i = 0; i < hd; ++i)
+          dot += static_cast<double>(q[(r * heads + h) * hd + i]) * kc[(t * kvh + g) * hd + i];
+        double score = div_sqrt ? dot / std::sqrt(static_cast<double>(hd)) : dot * c.scale;
+        if (c.softcap > 0) score = c.softcap * std::tanh(score / c.softcap);
+        s.push_back(score);
+      }
+      const double mx = *std::max_element(s.begin(), s.end());
+      double sum = 0.0;
+      for (auto& v : s) sum += (v = std::exp(v - mx));
+      for (int t = t0; t <= p; ++t)
+        for (int i = 0; i < hd; ++i)
+          out[(r * heads + h) * hd + i] += s[t - t0] / sum * vc[(t * kvh + g) * hd + i];
+    }
+  }
+  return out;
+}
+
+/// Stores random K/V for the case's rows via kv_store_f32, runs attention_f32, compares with RefAttention.
+/// Cache slots the queries must not read (future positions, positions before every window) hold NaN.
+template <int H, int KVH, int HD, int S, int Window, bool DivSqrt = false>
+void CheckAttention(const AttnCase& c) {
+  constexpr int kKvd = KVH * HD;
+  const int32_t end = c.pos0 + c.rows;
+  ASSERT_LE(end, S);
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> kc = RandomFloats(S * kKvd, 200 + H + KVH + HD);
+  std::vector<float> vc = RandomFloats(S * kKvd, 300 + H + KVH + HD);
+  const int32_t first_visible = Window > 0 ? std::max(0, c.pos0 - Window + 1) : 0;
+  for (int32_t t = 0; t < S; ++t) {
+    if (t >= first_visible && t < end) continue;
+    std::fill(kc.begin() + t * kKvd, kc.begin() + (t + 1) * kKvd, nan);
+    std::fill(vc.begin() + t * kKvd, vc.begin() + (t + 1) * kKvd, nan);
+  }
+  // The newest rows arrive through kv_store_f32, as generated code does it.
+  const auto k_new = RandomFloats(c.rows * kKvd, 400 + c.rows);
+  const auto v_new = RandomFloats(c.rows * kKvd, 500 + c.rows);
+  kv_store_f32<kKvd, S>(c.rows, c.pos0, k_new.data(), v_new.data(), kc.data(), vc.data());
+  for (int i = 0; i < c.rows * kKvd; ++i) {
+    ASSERT_EQ(kc[c.pos0 * kKvd + i], k_new[i]);
+    ASSERT_EQ(vc[c.pos0 * kKvd + i], v_new[i]);
+  }
+  const auto q = RandomFloats(c.rows * H * HD, 600 + c.pos0, -3.0f, 3.0f);
+  std::vector<float> scratch(S, nan), out(c.rows * H * HD, nan);
+  attention_f32<H, KVH, HD, S, Window, DivSqrt>(c.rows, c.pos0, q.data(), kc.data(), vc.data(), c.scale,
+                                                 c.softcap, scratch.data(), out.data());
+  ExpectClose(out, RefAttention(c, H, KVH, HD, Window, DivSqrt, q, kc, vc));
+}
+
+TEST(AttentionF32, SingleRowDecode) {
+  CheckAttention<8, 4, 8, 16, 0>({1, 0, 0.35355339f, 0.0f});
+  CheckAttention<8, 4, 8, 16, 0>({1, 9, 0.35355339f, 0.0f});
+}
+
+TEST(AttentionF32, PrefillRowsFromZeroAndOffset) {
+  CheckAttention<4, 4, 16, 32, 0>({7, 0, 0.25f, 0.0f});
+  CheckAttention<4, 4, 16, 32, 0>({5, 11, 0.25f, 0.0f});
+}
+
+TEST(AttentionF32, GqaRatios) {
+  CheckAttention<4, 4, 16, 24, 0>({3, 4, 0.25f, 0.0f});  // 1:1
+  CheckAttention<4, 2, 16, 24, 0>({3, 4, 0.25f, 0.0f});  // 2:1
+  CheckAttention<8, 2, 16, 24, 0>({3, 4, 0.25f, 0.0f});  // 4:1
+}
+
+TEST(AttentionF32, SlidingWindowShorterThanSequence) {
+  CheckAttention<4, 2, 16, 64, 8>({1, 40, 0.25f, 0.0f});
+  CheckAttention<4, 2, 16, 64, 8>({20, 0, 0.25f, 0.0f});
+  CheckAttention<4, 1, 16, 64, 5>({12, 30, 0.25f, 0.0f});
+  CheckAttention<4, 2, 16, 64, 1>({4, 3, 0.25f, 0.0f});  // window 1: each query sees only itself
+}
+
+TEST(AttentionF32, Softcap) {
+  CheckAttention<4, 2, 32, 48, 0>({6, 2, 1.0f, 2.0f});  // scores ≫ cap: capping is active
+  CheckAttention<4, 2, 32, 48, 8>({6, 20, 0.5f, 50.0f});
+  CheckAttention<4, 2, 32, 48, 8>({6, 20, 0.5f, 0.0f});
+}
+
+TEST(AttentionF32, DivideBySqrtHdMatchesScaleWithinRounding) {
+  CheckAttention<8, 4, 8, 16, 0, true>({4, 3, 0.0f, 0.0f});  // scale ignored in llama2.c form
+  CheckAttention<8, 2, 16, 16, 0, true>({2, 0, 0.0f, 0.0f});
+}
+
+}  // namespace
+}  // namespace saguaro::kernels::test

@@ -1,0 +1,177 @@
+// Blob round trip, determinism, and refusal of damaged files (each → one-line "FILE: problem", no crash).
+#include "blob.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include "blob_writer.h"
+#include "saguaro/blob_format.h"
+#include "test_util.h"
+#include "xxh64.h"
+
+namespace saguaro {
+namespace {
+
+namespace bf = blob_format;
+
+class BlobTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = test::make_temp_dir();
+    ASSERT_FALSE(dir_.empty());
+    path_ = dir_ + "/weights.sgw";
+    for (int i = 0; i < 100; ++i) a_.push_back(0.5f * i);
+    for (int i = 0; i < 7; ++i) b_.push_back(static_cast<uint8_t>(i * 3));
+    std::string err;
+    ASSERT_TRUE(write_blob(path_, tensors(), meta(), &err)) << err;
+    good_ = test::read_file(path_);
+  }
+  std::vector<BlobTensor> tensors() const {
+    return {{"a", "weight", "row-major", DType::F32, {10, 10}, a_.data(), a_.size() * 4},
+            {"b", "tokenizer", "row-major", DType::U8, {7}, b_.data(), b_.size()}};
+  }
+  static std::vector<std::pair<std::string, std::string>> meta() { return {{"model.name", "t"}, {"k", "v"}}; }
+  // Opens the file after replacing its bytes; returns the error (empty when it loaded).
+  std::string open_damaged(const std::string& bytes) {
+    test::write_file(path_, bytes);
+    std::string err;
+    auto b = Blob::open(path_, &err);
+    return b ? std::string() : err;
+  }
+  // The good file with the manifest's 8-byte value `from` replaced by `to` and both checksums fixed, so only
+  // the tensor checks can catch the lie.
+  std::string relabel(uint64_t from, uint64_t to) {
+    std::string out = good_;
+    uint64_t m_bytes;
+    std::memcpy(&m_bytes, out.data() + bf::kOffManifestBytes, 8);
+    int hits = 0;
+    for (uint64_t i = 64; i + 8 <= 64 + m_bytes; i += 8)
+      if (std::memcmp(out.data() + i, &from, 8) == 0) std::memcpy(&out[i], &to, 8), ++hits;
+    EXPECT_EQ(hits, 1);
+    const uint64_t mh = xxh64(out.data() + 64, m_bytes);
+    std::memcpy(&out[bf::kOffManifestHash], &mh, 8);
+    const uint64_t hh = xxh64(out.data(), bf::kHeaderHashedBytes);
+    std::memcpy(&out[bf::kOffHeaderHash], &hh, 8);
+    return out;
+  }
+  void expect_refused(const std::string& bytes, const std::string& fragment) {
+    const std::string err = open_damaged(bytes);
+    ASSERT_FALSE(err.empty()) << "damaged file was accepted";
+    EXPECT_EQ(err.rfind(path_ + ": ", 0), 0u) << err;
+    EXPECT_NE(err.find(fragment), std::string::npos) << err;
+    EXPECT_EQ(err.find('\n'), std::string::npos) << err;
+  }
+
+  std::string dir_, path_, good_;
+  std::vector<float> a_;
+  std::vector<uint8_t> b_;
+};
+
+TEST_F(BlobTest, RoundTrip) {
+  std::string err;
+  auto b = Blob::open(path_, &err);
+  ASSERT_TRUE(b) << err;
+  ASSERT_EQ(b->tensors().size(), 2u);
+  const BlobEntry* a = b->find("a");
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->kind, "weight");
+  EXPECT_EQ(a->dtype, DType::F32);
+  EXPECT_EQ(a->shape, (std::vector<int64_t>{10, 10}));
+  EXPECT_EQ(std::memcmp(a->data, a_.data(), a_.size() * 4), 0);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(a->data) % 64, 0u);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(b->find("b")->data) % 64, 0u);
+  EXPECT_EQ(std::memcmp(b->find("b")->data, b_.data(), b_.size()), 0);
+  EXPECT_EQ(b->meta("model.name"), "t");
+  EXPECT_EQ(b->meta("missing", "x"), "x");
+  EXPECT_EQ(b->find("nope"), nullptr);
+  EXPECT_EQ(b->size(), good_.size());
+}
+
+TEST_F(BlobTest, ByteIdenticalForIdenticalInputs) {
+  const std::string second = dir_ + "/again.sgw";
+  std::string err;
+  ASSERT_TRUE(write_blob(second, tensors(), meta(), &err)) << err;
+  EXPECT_EQ(test::read_file(second), good_);
+  EXPECT_TRUE(test::read_file(second + ".tmp").empty()) << "temporary file left behind";
+}
+
+TEST_F(BlobTest, FromMemory) {
+  void* mem = std::aligned_alloc(64, bf::align_up(good_.size()));
+  std::memcpy(mem, good_.data(), good_.size());
+  std::string err;
+  auto b = Blob::from_memory(mem, good_.size(), "firmware", &err);
+  ASSERT_TRUE(b) << err;
+  EXPECT_EQ(std::memcmp(b->find("a")->data, a_.data(), 400), 0);
+  b.reset();
+  EXPECT_FALSE(Blob::from_memory(static_cast<char*>(mem) + 8, good_.size() - 8, "firmware", &err));
+  EXPECT_NE(err.find("aligned"), std::string::npos) << err;
+  std::free(mem);
+}
+
+TEST_F(BlobTest, WriterRejectsBadInput) {
+  std::string err;
+  auto t = tensors();
+  t[1].name = "a";
+  EXPECT_FALSE(write_blob(dir_ + "/x.sgw", t, {}, &err));
+  EXPECT_NE(err.find("duplicate"), std::string::npos) << err;
+  t = tensors();
+  t[0].shape = {3};
+  EXPECT_FALSE(write_blob(dir_ + "/x.sgw", t, {}, &err));
+}
+
+TEST_F(BlobTest, MissingFile) {
+  std::string err;
+  EXPECT_FALSE(Blob::open(dir_ + "/none.sgw", &err));
+  EXPECT_NE(err.find("none.sgw: cannot open"), std::string::npos) << err;
+}
+
+TEST_F(BlobTest, FlippedHeaderByte) {
+  std::string bad = good_;
+  bad[20] ^= 0x01;  // file_bytes
+  expect_refused(bad, "header checksum");
+  bad = good_;
+  bad[0] = 'X';
+  expect_refused(bad, "magic");
+}
+
+TEST_F(BlobTest, FlippedManifestByte) {
+  std::string bad = good_;
+  bad[64 + 40] ^= 0x10;
+  expect_refused(bad, "manifest checksum");
+}
+
+TEST_F(BlobTest, FlippedTensorDataByte) {
+  std::string bad = good_;
+  bad[bad.size() - 1] ^= 0x01;  // last byte of tensor "b"
+  expect_refused(bad, "tensor 'b': checksum mismatch");
+}
+
+TEST_F(BlobTest, EveryFlippedByteIsRefused) {
+  for (size_t i = 0; i < good_.size(); ++i) {
+    std::string bad = good_;
+    bad[i] ^= 0x20;
+    ASSERT_FALSE(open_damaged(bad).empty()) << "flip at byte " << i << " was accepted";
+  }
+}
+
+TEST_F(BlobTest, Truncated) {
+  expect_refused(good_.substr(0, good_.size() - 1), "truncated");
+  expect_refused(good_.substr(0, 10), "truncated");
+  expect_refused("", "truncated");
+}
+
+TEST_F(BlobTest, TrailingBytes) { expect_refused(good_ + "x", "trailing"); }
+
+TEST_F(BlobTest, LyingOffsets) {
+  // Tensor b (7 bytes) is stored last, so its offset is the file size - 7 rounded down to 64.
+  const uint64_t real = (good_.size() - 7) / 64 * 64;
+  expect_refused(relabel(real, real + 64), "out of bounds");
+  expect_refused(relabel(real, real + 1), "not 64-byte aligned");
+  expect_refused(relabel(real, 0), "out of bounds");
+  expect_refused(relabel(real, UINT64_MAX - 63), "out of bounds");
+}
+
+}  // namespace
+}  // namespace saguaro

@@ -1,0 +1,106 @@
+// C API over the fake model: response fields, options, stop strings, streaming callback, errors.
+#include "saguaro/saguaro.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include <nlohmann/json.hpp>
+
+#include "test_util.h"
+
+namespace {
+
+using nlohmann::json;
+
+class CApi : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = saguaro::test::make_temp_dir();
+    ASSERT_FALSE(saguaro::test::write_fake_bundle(dir_).empty());
+    model_ = saguaro_init(dir_.c_str());
+    ASSERT_NE(model_, nullptr) << saguaro_last_error();
+  }
+  void TearDown() override { saguaro_destroy(model_); }
+  json complete(const char* msgs, const char* opts, int* rc = nullptr) {
+    char buf[4096];
+    const int n = saguaro_complete(model_, msgs, opts, buf, sizeof buf, nullptr, nullptr);
+    if (rc) *rc = n;
+    return json::parse(buf);
+  }
+  std::string dir_;
+  saguaro_model_t model_ = nullptr;
+};
+
+const char* kMsgs = R"([{"role":"system","content":"ignored"},{"role":"user","content":"a"}])";
+
+TEST_F(CApi, ResponseHasAllFields) {
+  int rc = 0;
+  const json r = complete(kMsgs, R"({"temperature":0,"max_tokens":10})", &rc);
+  EXPECT_GT(rc, 0);
+  EXPECT_EQ(r["success"], true);
+  EXPECT_TRUE(r["error"].is_null());
+  EXPECT_EQ(r["response"], "baba");
+  EXPECT_EQ(r["cloud_handoff"], false);
+  EXPECT_TRUE(r["confidence"].is_null());
+  for (const char* k : {"time_to_first_token_ms", "total_time_ms", "prefill_tps", "decode_tps", "ram_usage_mb"})
+    EXPECT_TRUE(r[k].is_number()) << k;
+  EXPECT_EQ(r["prefill_tokens"], 2);
+  EXPECT_EQ(r["decode_tokens"], 3);
+  EXPECT_GT(r["ram_usage_mb"].get<double>(), 0.0);
+}
+
+TEST_F(CApi, MaxTokensAndStop) {
+  EXPECT_EQ(complete(kMsgs, R"({"temperature":0,"max_tokens":2})")["response"], "bab");
+  EXPECT_EQ(complete(kMsgs, R"({"temperature":0,"stop":["ab"]})")["response"], "b");
+  EXPECT_EQ(complete(kMsgs, R"({"temperature":0,"stop":"a"})")["response"], "b");
+}
+
+TEST_F(CApi, StreamsTokensToCallback) {
+  std::string streamed;
+  char buf[4096];
+  auto cb = [](const char* tok, uint32_t, void* user) { *static_cast<std::string*>(user) += tok; };
+  ASSERT_GT(saguaro_complete(model_, kMsgs, R"({"temperature":0})", buf, sizeof buf, cb, &streamed), 0);
+  EXPECT_EQ(streamed, json::parse(buf)["response"]);
+}
+
+TEST_F(CApi, SeededSamplingIsReproducible) {
+  const char* opts = R"({"temperature":1.5,"top_p":1.0,"seed":7,"max_tokens":20})";
+  EXPECT_EQ(complete(kMsgs, opts)["response"], complete(kMsgs, opts)["response"]);
+}
+
+TEST_F(CApi, BufferTooSmallIsAnError) {
+  char buf[16];
+  std::memset(buf, 'x', sizeof buf);
+  EXPECT_EQ(saguaro_complete(model_, kMsgs, R"({"temperature":0})", buf, 8, nullptr, nullptr), -1);
+  EXPECT_NE(std::string(saguaro_last_error()).find("too small"), std::string::npos);
+  EXPECT_EQ(buf[8], 'x');  // nothing written past out_size
+}
+
+TEST_F(CApi, BadInputIsReported) {
+  int rc = 0;
+  json r = complete("not json", nullptr, &rc);
+  EXPECT_EQ(rc, -1);
+  EXPECT_EQ(r["success"], false);
+  EXPECT_NE(r["error"].get<std::string>().find("messages_json"), std::string::npos);
+  r = complete(kMsgs, R"({"temperature":"hot"})", &rc);
+  EXPECT_EQ(rc, -1);
+  EXPECT_NE(r["error"].get<std::string>().find("temperature"), std::string::npos);
+  r = complete(kMsgs, R"({"top_p":2})", &rc);
+  EXPECT_EQ(rc, -1);
+  r = complete(kMsgs, R"({"bogus":1})", &rc);
+  EXPECT_NE(r["error"].get<std::string>().find("bogus"), std::string::npos);
+  char buf[256];
+  EXPECT_EQ(saguaro_complete(nullptr, kMsgs, nullptr, buf, sizeof buf, nullptr, nullptr), -1);
+  EXPECT_EQ(saguaro_complete(model_, nullptr, nullptr, buf, sizeof buf, nullptr, nullptr), -1);
+}
+
+TEST(CApiInit, BadBundle) {
+  EXPECT_EQ(saguaro_init("/nonexistent/bundle"), nullptr);
+  EXPECT_NE(std::string(saguaro_last_error()).find("/nonexistent/bundle: cannot open"), std::string::npos)
+      << saguaro_last_error();
+  EXPECT_EQ(saguaro_init(nullptr), nullptr);
+  saguaro_destroy(nullptr);
+}
+
+}  // namespace

@@ -1,0 +1,10 @@
+# Regenerates weights_generated.h with flatc and fails when it differs from the checked-in copy.
+file(REMOVE_RECURSE ${OUT_DIR})
+execute_process(COMMAND ${FLATC} --cpp -o ${OUT_DIR} ${SCHEMA} RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "flatc failed on ${SCHEMA}")
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} -E compare_files ${OUT_DIR}/weights_generated.h ${CHECKED_IN} RESULT_VARIABLE diff)
+if(NOT diff EQUAL 0)
+  message(FATAL_ERROR "${CHECKED_IN} is stale: run flatc --cpp -o runtime-min/src codegen/blob/weights.fbs")
+endif()

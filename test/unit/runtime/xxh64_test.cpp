@@ -1,0 +1,45 @@
+// XXH64 against published test vectors; the runtime's copy of xxh64.h must equal codegen/blob's.
+#include "xxh64.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "test_util.h"
+
+namespace saguaro {
+namespace {
+
+TEST(Xxh64, PublishedVectors) {
+  EXPECT_EQ(xxh64("", 0, 0), 0xEF46DB3751D8E999ULL);
+  EXPECT_EQ(xxh64("a", 1, 0), 0xD24EC4F1A98C6E5BULL);
+  EXPECT_EQ(xxh64("abc", 3, 0), 0x44BC2CF5AD770999ULL);
+  const std::string fox = "The quick brown fox jumps over the lazy dog";
+  EXPECT_EQ(xxh64(fox.data(), fox.size(), 0), 0x0B242D361FDA71BCULL);
+}
+
+TEST(Xxh64, LongInputAndSeedFromReferenceSanityBuffer) {
+  // xxHash's own sanity test: buffer of 2654435761-multiplicative bytes (xxhsum's SANITY_BUFFER).
+  std::vector<unsigned char> buf(2367);
+  uint64_t byte_gen = 2654435761U;
+  for (auto& b : buf) {
+    b = static_cast<unsigned char>(byte_gen >> 56);
+    byte_gen *= 11400714785074694797ULL;
+  }
+  EXPECT_EQ(xxh64(buf.data(), 0, 0), 0xEF46DB3751D8E999ULL);
+  EXPECT_EQ(xxh64(buf.data(), 1, 0), 0xE934A84ADB052768ULL);
+  EXPECT_EQ(xxh64(buf.data(), 1, 2654435761U), 0x5014607643A9B4C3ULL);
+  EXPECT_EQ(xxh64(buf.data(), 14, 0), 0x8282DCC4994E35C8ULL);
+  EXPECT_EQ(xxh64(buf.data(), 222, 0), 0xB641AE8CB691C174ULL);
+}
+
+TEST(Xxh64, RuntimeCopyMatchesCodegenSource) {
+  const std::string a = test::read_file(SAGUARO_SOURCE_ROOT "/codegen/blob/xxh64.h");
+  const std::string b = test::read_file(SAGUARO_SOURCE_ROOT "/runtime-min/src/xxh64.h");
+  ASSERT_FALSE(a.empty());
+  EXPECT_EQ(a, b) << "copy codegen/blob/xxh64.h to runtime-min/src/xxh64.h";
+}
+
+}  // namespace
+}  // namespace saguaro
