@@ -94,14 +94,15 @@ llvm::Error saguaro::compileBundle(const CompileOptions &o, const std::string &o
     return e;
   ModelDesc &d = model.desc;
   d.maxSeq = o.maxSeq > 0 ? o.maxSeq : std::min(d.maxSeq, kDefaultMaxSeq);
-  if (o.prefillChunk <= 0 || o.prefillChunk > d.maxSeq)
+  int64_t chunk = o.prefillChunk > 0 ? o.prefillChunk : std::min(kDefaultPrefillChunk, d.maxSeq);
+  if (chunk > d.maxSeq)
     return fileError(o.model, "--prefill-chunk must be between 1 and the sequence length " +
                                   llvm::Twine(d.maxSeq));
 
   BundleInputs in;
   in.model = &model;
   in.target = o.target;
-  in.prefillChunk = o.prefillChunk;
+  in.prefillChunk = chunk;
   in.runtimeSourceDir = SAGUARO_SOURCE_DIR;
   in.metadata.push_back({"model.name", d.name});
   in.metadata.push_back({"model.architecture", d.architecture});
@@ -120,7 +121,7 @@ llvm::Error saguaro::compileBundle(const CompileOptions &o, const std::string &o
   registerSaguaroDialects(registry);
   mlir::MLIRContext ctx(registry);
   ctx.loadAllAvailableDialects();
-  auto module = buildGraph(ctx, d, o.prefillChunk);
+  auto module = buildGraph(ctx, d, chunk);
   std::string diagnostics;
   {
     mlir::ScopedDiagnosticHandler handler(&ctx, [&](mlir::Diagnostic &diag) {

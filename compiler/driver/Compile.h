@@ -13,11 +13,12 @@ struct CompileOptions {
   std::string tokenizer;  // optional tokenizer file (llama2.c tokenizer.bin or tokenizer.json)
   std::string target = "generic";
   int64_t maxSeq = 0;     // 0: the model's own limit, capped at kDefaultMaxSeq
-  int64_t prefillChunk = 64;
+  int64_t prefillChunk = 0; // 0: min(kDefaultPrefillChunk, the sequence length)
   bool verbose = false;
 };
 
 constexpr int64_t kDefaultMaxSeq = 2048;
+constexpr int64_t kDefaultPrefillChunk = 64;
 
 /// Imports, lowers and writes a bundle to `outDir`.
 llvm::Error compileBundle(const CompileOptions &options, const std::string &outDir);

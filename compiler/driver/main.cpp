@@ -97,7 +97,7 @@ llvm::Expected<CompileOptions> compileOptions(const Args &a) {
   if (a.flags.count("--target"))
     o.target = a.flags.at("--target");
   auto maxSeq = intFlag(a, "--max-seq", 0);
-  auto chunk = intFlag(a, "--prefill-chunk", 64);
+  auto chunk = intFlag(a, "--prefill-chunk", 0);
   if (!maxSeq)
     return maxSeq.takeError();
   if (!chunk)

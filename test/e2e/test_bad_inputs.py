@@ -1,0 +1,115 @@
+"""Acceptance 6: damaged inputs give one line naming the file and the problem, a non-zero exit
+code, no crash, and no output left behind as if valid."""
+import json
+import os
+import struct
+
+import numpy as np
+
+import common
+
+
+def expect_error(args, cmd, must_name, must_say, leaves_no=None):
+    """Runs cmd, which must fail cleanly with one line naming `must_name` and saying `must_say`."""
+    proc = common.run(cmd, args, check=False)
+    lines = [l for l in proc.stderr.decode(errors="replace").splitlines()
+             if not l.startswith(("saguaro: compiling", "saguaro: building"))]
+    if proc.returncode <= 0:
+        raise SystemExit(f"FAIL: {cmd} exited with {proc.returncode} (expected a clean error exit)")
+    if len(lines) != 1 or must_name not in lines[0] or must_say not in lines[0]:
+        raise SystemExit(f"FAIL: expected one line naming {must_name!r} and saying {must_say!r}, got {lines}")
+    if leaves_no and os.path.exists(leaves_no):
+        raise SystemExit(f"FAIL: {leaves_no} was left behind after the error")
+    print(f"ok: {lines[0]}")
+
+
+def write_llama2c(path, dim=16, hidden=32, layers=2, heads=2, kv_heads=2, vocab=32, seq_len=8):
+    """A small random llama2.c version-0 checkpoint with a shared classifier."""
+    head = dim // heads
+    floats = (vocab * dim + layers * (dim + 2 * dim * dim + 2 * dim * (kv_heads * head) + dim + 3 * hidden * dim)
+              + dim + seq_len * head)
+    data = np.random.default_rng(0).normal(0, 0.1, floats).astype(np.float32)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<7i", dim, hidden, layers, heads, kv_heads, vocab, seq_len))
+        f.write(data.tobytes())
+
+
+def main():
+    args = common.parse_args()
+    w = args.work_dir
+    saguaro = args.saguaro
+    out = os.path.join(w, "out")
+
+    # A truncated llama2.c checkpoint (the healthy one compiles).
+    good = os.path.join(w, "tiny.bin")
+    write_llama2c(good)
+    common.run([saguaro, "compile", good, "-o", os.path.join(w, "tiny-bundle")], args)
+    truncated = os.path.join(w, "truncated.bin")
+    open(truncated, "wb").write(open(good, "rb").read()[:2000])
+    expect_error(args, [saguaro, "compile", truncated, "-o", out], truncated, "truncated", leaves_no=out)
+    expect_error(args, [saguaro, "compile", os.path.join(w, "header-only.bin"), "-o", out],
+                 "header-only.bin", "no such file", leaves_no=out)
+
+    # Hugging Face models: a healthy one, then damaged copies.
+    hf = os.path.join(w, "hf")
+    common.run([common.python(), common.reference_script(args, "make_random_hf.py"), "--arch", "llama", "-o", hf],
+               args)
+    st = os.path.join(hf, "model.safetensors")
+    blob = open(st, "rb").read()
+    (n,) = struct.unpack("<Q", blob[:8])
+    header = json.loads(blob[8:8 + n])
+    name = sorted(k for k in header if k != "__metadata__")[0]
+
+    def damaged(tag, new_header=None, raw=None):
+        d = os.path.join(w, tag)
+        os.makedirs(d)
+        for f in ("config.json",):
+            open(os.path.join(d, f), "w").write(open(os.path.join(hf, f)).read())
+        if raw is None:
+            text = json.dumps(new_header).encode()
+            text += b" " * (n - len(text)) if len(text) <= n else b""
+            raw = struct.pack("<Q", len(text)) + text + blob[8 + n:]
+        open(os.path.join(d, "model.safetensors"), "wb").write(raw)
+        return d
+
+    lying = dict(header)
+    lying[name] = dict(header[name], data_offsets=[0, len(blob) * 2])
+    d = damaged("lying-offsets", lying)
+    expect_error(args, [saguaro, "compile", d, "-o", out], "model.safetensors", "data_offsets", leaves_no=out)
+    d = damaged("lying-length", raw=struct.pack("<Q", 1 << 40) + blob[8:])
+    expect_error(args, [saguaro, "compile", d, "-o", out], "model.safetensors", "header length", leaves_no=out)
+    wrong_shape = dict(header)
+    wrong_shape[name] = dict(header[name], shape=[3, 3])
+    d = damaged("wrong-shape", wrong_shape)
+    expect_error(args, [saguaro, "compile", d, "-o", out], "model.safetensors", "data_offsets span", leaves_no=out)
+
+    # config.json problems.
+    config = json.load(open(os.path.join(hf, "config.json")))
+    for tag, change, say in (("missing-field", lambda c: c.pop("hidden_size"), "missing field 'hidden_size'"),
+                             ("unknown-arch", lambda c: c.update(architectures=["MambaForCausalLM"]),
+                              "unknown architecture 'MambaForCausalLM'")):
+        d = os.path.join(w, tag)
+        os.makedirs(d)
+        c = dict(config)
+        change(c)
+        json.dump(c, open(os.path.join(d, "config.json"), "w"))
+        os.symlink(st, os.path.join(d, "model.safetensors"))
+        expect_error(args, [saguaro, "compile", d, "-o", out], "config.json", say, leaves_no=out)
+
+    # A blob with one flipped byte (in the tensor data, after the manifest) is refused at load.
+    bundle = os.path.join(w, "bundle")
+    common.run([saguaro, "compile", hf, "-o", bundle], args)
+    ids = os.path.join(w, "ids.txt")
+    open(ids, "w").write("1 2 3\n")
+    common.run([saguaro, "logits", bundle, "--token-ids", ids, "-o", os.path.join(w, "ok.npy")], args)
+    sgw = os.path.join(bundle, "weights.sgw")
+    data = bytearray(open(sgw, "rb").read())
+    data[len(data) - 100] ^= 0x01
+    open(sgw, "wb").write(bytes(data))
+    npy = os.path.join(w, "flipped.npy")
+    expect_error(args, [saguaro, "logits", bundle, "--token-ids", ids, "-o", npy], "weights.sgw", "checksum",
+                 leaves_no=npy)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,88 @@
+"""Acceptance 3 and 5 on a compiled stories260K bundle:
+- compiling the same inputs twice gives byte-identical bundles;
+- model.cpp is straight-line: no loops, branches, switches or shape arithmetic, only kernel calls
+  whose shapes are literal template arguments;
+- after init, prefill and decode allocate nothing (a counting operator new around generation)."""
+import filecmp
+import os
+import re
+import subprocess
+
+import common
+
+
+def tree(root):
+    """Relative paths of all files under root."""
+    out = []
+    for d, _, files in os.walk(root):
+        out += [os.path.relpath(os.path.join(d, f), root) for f in files]
+    return sorted(out)
+
+
+def check_identical(a, b):
+    files_a, files_b = tree(a), tree(b)
+    if files_a != files_b:
+        raise SystemExit(f"FAIL: bundles list different files: {set(files_a) ^ set(files_b)}")
+    for f in files_a:
+        if not filecmp.cmp(os.path.join(a, f), os.path.join(b, f), shallow=False):
+            raise SystemExit(f"FAIL: {f} differs between two compilations of the same inputs")
+    print(f"determinism: {len(files_a)} files byte-identical")
+
+
+def check_straight_line(model_cpp):
+    text = open(model_cpp).read()
+    bodies = re.findall(r"void saguaro_model_(?:prefill|decode)\([^)]*\) \{(.*?)\n\}", text, re.S)
+    if len(bodies) != 2:
+        raise SystemExit("FAIL: model.cpp does not define saguaro_model_prefill and saguaro_model_decode")
+    for body in bodies:
+        for banned in ("for (", "while (", "switch (", "if (", "goto ", "[i]"):
+            if banned in body:
+                raise SystemExit(f"FAIL: generated entry point contains '{banned}'")
+        calls = re.findall(r"saguaro::kernels::(\w+)<([^>]*)>\(", body)
+        if not calls:
+            raise SystemExit("FAIL: no kernel calls in a generated entry point")
+        for name, targs in calls:
+            for arg in targs.split(","):
+                if not re.fullmatch(r"\s*(-?\d+|true|false)\s*", arg):
+                    raise SystemExit(f"FAIL: {name} has a non-literal template argument '{arg}'")
+        # Every other statement is a pointer from a constant offset, a weight slot or the row count.
+        for line in body.strip().splitlines():
+            line = line.strip()
+            if line.startswith("saguaro::kernels::") or line == "return;":
+                continue
+            if not re.fullmatch(r"(float\*|const void\*|const int32_t\*|int32_t) v\d+ = "
+                                r"(v\d+ \+ \d+|weight_of\(v1, \d+\)|arena_of\(v1\)|kv_of\(v1\)|&v\d+|"
+                                r"v\d+ \? v\d+ : 1);", line):
+                raise SystemExit(f"FAIL: unexpected statement in generated code: {line}")
+    print(f"straight-line: {sum(len(re.findall('saguaro::kernels::', b)) for b in bodies)} kernel calls, "
+          "no loops or branches")
+
+
+def main():
+    args = common.parse_args()
+    model = common.require_shared(args, "data", "stories260K", "stories260K.bin")
+    tok = common.require_shared(args, "data", "stories260K", "tok512.bin")
+    a, b = os.path.join(args.work_dir, "a"), os.path.join(args.work_dir, "b")
+    for out in (a, b):
+        common.run([args.saguaro, "compile", model, "--tokenizer", tok, "-o", out], args)
+    check_identical(a, b)
+    check_straight_line(os.path.join(a, "model.cpp"))
+
+    # Build the bundle (through `saguaro run`), then link the allocation probe against it.
+    common.run([args.saguaro, "run", a, "-p", "Once", "-n", "8", "-t", "0"], args)
+    e2e, unit = os.path.dirname(__file__), os.path.join(args.source_dir, "test", "unit", "runtime")
+    probe = os.path.join(args.work_dir, "alloc_probe")
+    subprocess.run(["g++", "-std=c++17", "-O2", "-ffp-contract=off", "-o", probe,
+                    os.path.join(e2e, "alloc_probe.cpp"), os.path.join(a, "model.cpp"),
+                    os.path.join(unit, "alloc_counter.cpp"), "-I", a, "-I", unit,
+                    "-I", os.path.join(a, "saguaro", "runtime-min", "include"),
+                    "-I", os.path.join(a, "saguaro", "kernels", "include"),
+                    os.path.join(a, "build", "runtime", "libsaguaro_runtime.a")], check=True)
+    out = common.run([probe, a, "Once upon a time", "200"], args, check=False)
+    print(out.stdout.decode().strip())
+    if out.returncode != 0:
+        raise SystemExit("FAIL: allocations during prefill/decode after init\n" + out.stderr.decode())
+
+
+if __name__ == "__main__":
+    main()
