@@ -15,6 +15,8 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
+
 using namespace saguaro;
 
 namespace {
@@ -43,11 +45,12 @@ llvm::Error importModel(const CompileOptions &o, ImportedModel &model) {
 /// The tokenizer to compile in: --tokenizer, else tokenizer.json beside an HF model.
 llvm::Error importTokenizer(const CompileOptions &o, BundleInputs &in, std::vector<std::string> &files) {
   std::string path = o.tokenizer;
+  bool found = false; // discovered beside the model rather than asked for
   if (path.empty() && isDirectory(o.model)) {
     llvm::SmallString<256> p(o.model);
     llvm::sys::path::append(p, "tokenizer.json");
     if (llvm::sys::fs::exists(p))
-      path = p.str().str();
+      path = p.str().str(), found = true;
   }
   if (path.empty())
     return llvm::Error::success(); // a bundle without a tokenizer still computes logits
@@ -55,6 +58,15 @@ llvm::Error importTokenizer(const CompileOptions &o, BundleInputs &in, std::vect
   bool json = llvm::StringRef(path).ends_with(".json") || isDirectory(path);
   bool ok = json ? import_hf_tokenizer(path, &in.tokenizer, &in.metadata, &err)
                  : import_llama2c_tokenizer(path, &in.tokenizer, &in.metadata, &err);
+  if (!ok && found) {
+    // The model still compiles; its bundle computes logits but cannot tokenize text.
+    in.tokenizer.clear();
+    in.metadata.erase(std::remove_if(in.metadata.begin(), in.metadata.end(),
+                                     [](const auto &kv) { return llvm::StringRef(kv.first).starts_with("tokenizer."); }),
+                      in.metadata.end());
+    llvm::errs() << "saguaro: warning: compiling without a tokenizer: " << err << "\n";
+    return llvm::Error::success();
+  }
   if (!ok)
     return llvm::createStringError(llvm::inconvertibleErrorCode(), err);
   in.tokenizerTensor = json ? "tokenizer.bpe" : "tokenizer.llama2c";

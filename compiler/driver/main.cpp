@@ -33,7 +33,9 @@ const char *kUsage = R"(usage:
                   [--tokenizer FILE] [--max-seq N] [--prefill-chunk N]
   saguaro run MODEL_OR_BUNDLE [--tokenizer FILE] -p PROMPT [-n STEPS] [-t TEMPERATURE] [--seed S]
                   [--top-k K] [--top-p P] [--min-p P] [--repetition-penalty R] [--target T]
-  saguaro logits MODEL_OR_BUNDLE --token-ids FILE -o OUT.npy [--tokenizer FILE]
+                  [--max-seq N] [--prefill-chunk N]
+  saguaro logits MODEL_OR_BUNDLE --token-ids FILE -o OUT.npy [--tokenizer FILE] [--target T]
+                  [--max-seq N] [--prefill-chunk N]
 )";
 
 int fail(const llvm::Twine &message) {
@@ -102,6 +104,9 @@ llvm::Expected<CompileOptions> compileOptions(const Args &a) {
     return maxSeq.takeError();
   if (!chunk)
     return chunk.takeError();
+  if (*maxSeq < 0 || *chunk < 0)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "--max-seq and --prefill-chunk must be positive");
   o.maxSeq = *maxSeq;
   o.prefillChunk = *chunk;
   return o;

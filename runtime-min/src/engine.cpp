@@ -103,7 +103,7 @@ std::unique_ptr<Engine> Engine::finish_open(std::unique_ptr<Impl> impl, std::str
 bool Engine::generate(std::string_view prompt, const GenerateConfig& cfg, const TokenCallback& on_text,
                       GenerateStats* stats, std::string* err) {
   Impl& m = *impl_;
-  if (!m.tok) return *err = m.blob->name() + ": the bundle has no tokenizer (compile with --tokenizer)", false;
+  if (!m.tok) return *err = "the bundle has no tokenizer (compile it with --tokenizer)", false;
   Tokenizer& tok = *m.tok;
   const double t0 = now_ms();
   if (!tok.encode(prompt, tok.add_bos, &m.tokens, err)) return false;
@@ -179,7 +179,7 @@ std::vector<float> Engine::logits(const std::vector<int32_t>& ids, std::string* 
 }
 
 bool Engine::tokenize(std::string_view text, std::vector<int32_t>* ids, std::string* err) {
-  if (!impl_->tok) return *err = impl_->blob->name() + ": the bundle has no tokenizer", false;
+  if (!impl_->tok) return *err = "the bundle has no tokenizer (compile it with --tokenizer)", false;
   return impl_->tok->encode(text, impl_->tok->add_bos, ids, err);
 }
 
