@@ -175,6 +175,20 @@ llvm::json::Value manifest(ModuleOp m, const BundleInputs &in, const std::vector
   for (const auto &[file, hash] : in.sourceHashes)
     sources.push_back(llvm::json::Object{{"file", file}, {"xxh64", hash}});
   int64_t arena = moduleInt(m, "kern.arena_bytes"), kv = moduleInt(m, "kern.kv_bytes");
+  llvm::json::Object plan;
+  if (auto plans = m->getAttrOfType<DictionaryAttr>("kern.memory_plan"))
+    for (NamedAttribute entry : plans) {
+      auto fn = cast<DictionaryAttr>(entry.getValue());
+      llvm::json::Array buffers;
+      for (Attribute buffer : cast<ArrayAttr>(fn.get("buffers"))) {
+        llvm::json::Object b;
+        for (NamedAttribute field : cast<DictionaryAttr>(buffer))
+          b[field.getName().str()] = cast<IntegerAttr>(field.getValue()).getInt();
+        buffers.push_back(std::move(b));
+      }
+      plan[entry.getName().str()] = llvm::json::Object{
+          {"arena_bytes", cast<IntegerAttr>(fn.get("arena_bytes")).getInt()}, {"buffers", std::move(buffers)}};
+    }
   return llvm::json::Object{
       {"compiler", kCompilerVersion},
       {"model", llvm::json::Object{{"name", d.name},
@@ -194,7 +208,8 @@ llvm::json::Value manifest(ModuleOp m, const BundleInputs &in, const std::vector
       {"memory", llvm::json::Object{{"arena_bytes", arena},
                                     {"kv_cache_bytes", kv},
                                     {"weights_blob_bytes", static_cast<int64_t>(blobBytes)},
-                                    {"planned_peak_bytes", arena + kv + static_cast<int64_t>(blobBytes)}}}};
+                                    {"planned_peak_bytes", arena + kv + static_cast<int64_t>(blobBytes)},
+                                    {"plan", std::move(plan)}}}};
 }
 } // namespace
 

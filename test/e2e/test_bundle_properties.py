@@ -2,8 +2,10 @@
 - compiling the same inputs twice gives byte-identical bundles;
 - model.cpp is straight-line: no loops, branches, switches or shape arithmetic, only kernel calls
   whose shapes are literal template arguments;
+- the memory plan in manifest.json never places two simultaneously live buffers on the same bytes;
 - after init, prefill and decode allocate nothing (a counting operator new around generation)."""
 import filecmp
+import json
 import os
 import re
 import subprocess
@@ -58,6 +60,25 @@ def check_straight_line(model_cpp):
           "no loops or branches")
 
 
+def check_memory_plan(manifest_path):
+    """No two buffers live at the same call overlap in the arena, and all fit in it."""
+    memory = json.load(open(manifest_path))["memory"]
+    for fn, plan in memory["plan"].items():
+        buffers = [b for b in plan["buffers"] if b["bytes"] > 0]
+        for i, a in enumerate(buffers):
+            if a["offset"] % 64 or a["offset"] + a["bytes"] > plan["arena_bytes"]:
+                raise SystemExit(f"FAIL: {fn}: buffer {a} is misaligned or outside the arena")
+            for b in buffers[i + 1:]:
+                live_together = a["first_call"] <= b["last_call"] and b["first_call"] <= a["last_call"]
+                overlap = a["offset"] < b["offset"] + b["bytes"] and b["offset"] < a["offset"] + a["bytes"]
+                if live_together and overlap:
+                    raise SystemExit(f"FAIL: {fn}: buffers {a} and {b} are live together and overlap")
+        if plan["arena_bytes"] > memory["arena_bytes"]:
+            raise SystemExit(f"FAIL: {fn} needs more than the bundle's arena")
+    print("memory plan: " + ", ".join(f"{fn} {len(p['buffers'])} buffers in {p['arena_bytes']} bytes"
+                                      for fn, p in memory["plan"].items()) + ", no overlaps")
+
+
 def main():
     args = common.parse_args()
     model = common.require_shared(args, "data", "stories260K", "stories260K.bin")
@@ -67,6 +88,7 @@ def main():
         common.run([args.saguaro, "compile", model, "--tokenizer", tok, "-o", out], args)
     check_identical(a, b)
     check_straight_line(os.path.join(a, "model.cpp"))
+    check_memory_plan(os.path.join(a, "manifest.json"))
 
     # Build the bundle (through `saguaro run`), then link the allocation probe against it.
     common.run([args.saguaro, "run", a, "-p", "Once", "-n", "8", "-t", "0"], args)

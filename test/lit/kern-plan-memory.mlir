@@ -3,7 +3,8 @@
 
 // Buffers live in the same call get disjoint offsets; once %a is dead (its last call was
 // the second), %c reuses its offset. A call's input and output never share space.
-// CHECK-LABEL: module attributes {kern.arena_bytes = 128 : i64}
+// The plan is also recorded per function for the manifest: offset, size and live calls.
+// CHECK-LABEL: module attributes {kern.arena_bytes = 128 : i64, kern.memory_plan = {reuse = {arena_bytes = 128 : i64, buffers = [{bytes = 64 : i64, first_call = 0 : i64, last_call = 1 : i64, offset = 0 : i64}, {bytes = 64 : i64, first_call = 1 : i64, last_call = 2 : i64, offset = 64 : i64}, {bytes = 64 : i64, first_call = 2 : i64, last_call = 2 : i64, offset = 0 : i64}]}}}
 // CHECK-LABEL: func.func @reuse() attributes {kern.arena_bytes = 128 : i64}
 // CHECK-NEXT: %[[A:.*]] = kern.alloc {offset = 0 : i64} : memref<1x16xf32>
 // CHECK-NEXT: %[[B:.*]] = kern.alloc {offset = 64 : i64} : memref<1x16xf32>
@@ -87,7 +88,7 @@ module {
 
 // Each function gets its own arena size; the module takes the maximum (they share one
 // arena). External functions are skipped and a function without buffers needs 0 bytes.
-// CHECK-LABEL: module attributes {kern.arena_bytes = 192 : i64}
+// CHECK-LABEL: module attributes {kern.arena_bytes = 192 : i64, kern.memory_plan = {empty = {arena_bytes = 0 : i64, buffers = []}, large = {arena_bytes = 192 : i64,
 // CHECK-LABEL: func.func @small() attributes {kern.arena_bytes = 64 : i64}
 // CHECK-NEXT: kern.alloc {offset = 0 : i64} : memref<4xf32>
 // CHECK-LABEL: func.func @large() attributes {kern.arena_bytes = 192 : i64, llm.entry = "decode"}

@@ -11,7 +11,8 @@ def PlanMemory : Pass<"kern-plan-memory", "mlir::ModuleOp"> {
     placed in order of first use at the lowest 64-byte-aligned offset that does not
     overlap any buffer live at the same time (first fit). Each function's arena size
     goes to its `kern.arena_bytes` attribute and the maximum over all functions (they
-    share one arena) to the module's.
+    share one arena) to the module's. The module attribute `kern.memory_plan` records,
+    per function, every buffer's offset, size and live range in call indices.
 
     ```mlir
     %a = kern.alloc : memref<1x64xf32>      // -> {offset = 0 : i64}

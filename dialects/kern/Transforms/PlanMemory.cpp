@@ -30,8 +30,9 @@ struct Interval {
   int64_t first, last, bytes, offset = -1;
 };
 
-/// Plans one function; returns its arena size or failure.
-FailureOr<int64_t> planFunction(func::FuncOp fn) {
+/// Plans one function; returns its arena size or failure. `plan` receives one
+/// {offset, bytes, first_call, last_call} entry per buffer, for the manifest.
+FailureOr<int64_t> planFunction(func::FuncOp fn, SmallVectorImpl<Attribute> &plan) {
   DenseMap<Value, size_t> index;
   std::vector<Interval> intervals;
   int64_t step = 0;
@@ -85,24 +86,37 @@ FailureOr<int64_t> planFunction(func::FuncOp fn) {
     placed.push_back(iv);
   }
   Builder b(fn.getContext());
-  for (Interval &iv : intervals)
+  for (Interval &iv : intervals) {
     iv.alloc.setOffsetAttr(b.getI64IntegerAttr(iv.offset));
+    plan.push_back(b.getDictionaryAttr({b.getNamedAttr("offset", b.getI64IntegerAttr(iv.offset)),
+                                        b.getNamedAttr("bytes", b.getI64IntegerAttr(iv.first < 0 ? 0 : iv.bytes)),
+                                        b.getNamedAttr("first_call", b.getI64IntegerAttr(iv.first)),
+                                        b.getNamedAttr("last_call", b.getI64IntegerAttr(iv.last))}));
+  }
   fn->setAttr("kern.arena_bytes", b.getI64IntegerAttr(arena));
   return arena;
 }
 
 struct PlanMemoryPass : saguaro::kern::impl::PlanMemoryBase<PlanMemoryPass> {
   void runOnOperation() override {
+    Builder b(&getContext());
     int64_t arena = 0;
+    SmallVector<NamedAttribute> plans;
     for (auto fn : getOperation().getOps<func::FuncOp>()) {
       if (fn.isExternal())
         continue;
-      FailureOr<int64_t> bytes = planFunction(fn);
+      SmallVector<Attribute> buffers;
+      FailureOr<int64_t> bytes = planFunction(fn, buffers);
       if (failed(bytes))
         return signalPassFailure();
       arena = std::max(arena, *bytes);
+      plans.push_back(b.getNamedAttr(
+          fn.getSymName(), b.getDictionaryAttr({b.getNamedAttr("arena_bytes", b.getI64IntegerAttr(*bytes)),
+                                                b.getNamedAttr("buffers", b.getArrayAttr(buffers))})));
     }
-    getOperation()->setAttr("kern.arena_bytes", Builder(&getContext()).getI64IntegerAttr(arena));
+    getOperation()->setAttr("kern.arena_bytes", b.getI64IntegerAttr(arena));
+    // The plan per function, kept on the module so the bundle's manifest can show it.
+    getOperation()->setAttr("kern.memory_plan", b.getDictionaryAttr(plans));
   }
 };
 } // namespace
