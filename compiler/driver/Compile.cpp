@@ -3,7 +3,7 @@
 
 #include "codegen/emit/EmitBundle.h"
 #include "compiler/import/GraphBuilder.h"
-#include "compiler/import/TokenizerImport.h"
+#include "compiler/tokenizer/TokenizerImport.h"
 #include "compiler/pipelines/Pipelines.h"
 #include "xxh64.h"
 

@@ -1,6 +1,6 @@
 // BPE tokenizer compiled from a Hugging Face tokenizer.json (BPE model, no normalizer, no pre-tokenizer).
 //
-// Format of the `tokenizer.bpe` tensor (little endian), written by compiler/import/TokenizerImport.cpp:
+// Format of the `tokenizer.bpe` tensor (little endian), written by compiler/tokenizer/TokenizerImport.cpp:
 //   char   magic[8] = "SGBPE1\0\0"
 //   u32    n_tokens            ids are 0..n_tokens-1
 //   u32    n_merges
