@@ -3,7 +3,7 @@
 
 #include "codegen/emit/EmitBundle.h"
 #include "compiler/import/GraphBuilder.h"
-#include "compiler/tokenizer/TokenizerImport.h"
+#include "compiler/tokenizer/TokenizerSource.h"
 #include "compiler/pipelines/Pipelines.h"
 #include "xxh64.h"
 
@@ -42,34 +42,26 @@ llvm::Error importModel(const CompileOptions &o, ImportedModel &model) {
   return isDirectory(o.model) ? importHuggingFace(o.model, model) : importLlama2c(o.model, model);
 }
 
-/// The tokenizer to compile in: --tokenizer, else tokenizer.json beside an HF model.
+/// The tokenizer to compile in: --tokenizer, else the one a model directory carries. A tokenizer found
+/// beside the model that cannot be compiled yet is left out with a warning (logits still work).
 llvm::Error importTokenizer(const CompileOptions &o, BundleInputs &in, std::vector<std::string> &files) {
   std::string path = o.tokenizer;
-  bool found = false; // discovered beside the model rather than asked for
-  if (path.empty() && isDirectory(o.model)) {
-    llvm::SmallString<256> p(o.model);
-    llvm::sys::path::append(p, "tokenizer.json");
-    if (llvm::sys::fs::exists(p))
-      path = p.str().str(), found = true;
-  }
+  bool found = path.empty();
+  if (found && isDirectory(o.model))
+    path = find_tokenizer_in(o.model);
   if (path.empty())
     return llvm::Error::success(); // a bundle without a tokenizer still computes logits
+  TokenizerTensor tok;
   std::string err;
-  bool json = llvm::StringRef(path).ends_with(".json") || isDirectory(path);
-  bool ok = json ? import_hf_tokenizer(path, &in.tokenizer, &in.metadata, &err)
-                 : import_llama2c_tokenizer(path, &in.tokenizer, &in.metadata, &err);
-  if (!ok && found) {
-    // The model still compiles; its bundle computes logits but cannot tokenize text.
-    in.tokenizer.clear();
-    in.metadata.erase(std::remove_if(in.metadata.begin(), in.metadata.end(),
-                                     [](const auto &kv) { return llvm::StringRef(kv.first).starts_with("tokenizer."); }),
-                      in.metadata.end());
+  if (!import_tokenizer(path, &tok, &err)) {
+    if (!found)
+      return llvm::createStringError(llvm::inconvertibleErrorCode(), err);
     llvm::errs() << "saguaro: warning: compiling without a tokenizer: " << err << "\n";
     return llvm::Error::success();
   }
-  if (!ok)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(), err);
-  in.tokenizerTensor = json ? "tokenizer.bpe" : "tokenizer.llama2c";
+  in.tokenizerTensor = tok.name;
+  in.tokenizer = std::move(tok.bytes);
+  in.metadata.insert(in.metadata.end(), tok.meta.begin(), tok.meta.end());
   files.push_back(path);
   return llvm::Error::success();
 }

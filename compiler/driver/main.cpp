@@ -4,12 +4,14 @@
 //                                       [--prefill-chunk N]
 //   saguaro run MODEL_OR_BUNDLE [--tokenizer FILE] -p PROMPT [-n STEPS] [-t TEMP] [--seed S] ...
 //   saguaro logits MODEL_OR_BUNDLE --token-ids FILE -o OUT.npy
+//   saguaro tokenize SOURCE TEXT [--decode] [--no-special]
 //
 // `run` and `logits` compile a model into a content-addressed cache directory, build the
 // bundle with CMake, and execute its program; bundles are built in place.
 //
 //===------------------------------------------------------------------------------------===//
 #include "compiler/driver/Compile.h"
+#include "compiler/driver/Tokenize.h"
 #include "compiler/import/ModelDesc.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -34,6 +36,7 @@ const char *kUsage = R"(usage:
   saguaro run MODEL_OR_BUNDLE [--tokenizer FILE] -p PROMPT [-n STEPS] [-t TEMPERATURE] [--seed S]
                   [--top-k K] [--top-p P] [--min-p P] [--repetition-penalty R] [--target T]
                   [--max-seq N] [--prefill-chunk N]
+  saguaro tokenize SOURCE TEXT [--decode] [--no-special]
   saguaro logits MODEL_OR_BUNDLE --token-ids FILE -o OUT.npy [--tokenizer FILE] [--target T]
                   [--max-seq N] [--prefill-chunk N]
 )";
@@ -241,6 +244,28 @@ int cmdLogits(int argc, char **argv) {
     return fail(llvm::toString(exe.takeError()));
   return execBundle(*exe, *bundle, {"--logits", a->flags.at("--token-ids"), "-o", a->flags.at("-o")});
 }
+int cmdTokenize(int argc, char **argv) {
+  TokenizeOptions o;
+  std::vector<std::string> positional;
+  for (int i = 2; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--decode")
+      o.decode = true;
+    else if (arg == "--no-special")
+      o.noSpecial = true;
+    else if (arg.size() > 1 && arg[0] == '-' && positional.size() == 1 && !o.decode)
+      positional.push_back(arg); // text that starts with '-'
+    else if (arg.size() > 2 && arg.rfind("--", 0) == 0)
+      return fail("unknown option '" + arg + "'");
+    else
+      positional.push_back(arg);
+  }
+  if (positional.size() != 2)
+    return fail("tokenize needs SOURCE and TEXT (or, with --decode, ids)");
+  o.source = positional[0];
+  o.input = positional[1];
+  return runTokenize(o);
+}
 } // namespace
 
 int main(int argc, char **argv) {
@@ -255,6 +280,8 @@ int main(int argc, char **argv) {
     return cmdRun(argc, argv);
   if (cmd == "logits")
     return cmdLogits(argc, argv);
+  if (cmd == "tokenize")
+    return cmdTokenize(argc, argv);
   llvm::errs() << "saguaro: unknown command '" << cmd << "'\n" << kUsage;
   return 2;
 }

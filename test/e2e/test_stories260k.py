@@ -38,6 +38,15 @@ def main():
         raise SystemExit("FAIL: generated text differs from llama2.c's")
     print("text: byte-identical to llama2.c (%d bytes)" % len(expected))
 
+    prompt_ids = open(os.path.join(ref_dir, "once-upon-a-time.ids.txt")).readline().split(":")[1].split()
+    ids_out = common.run([args.saguaro, "tokenize", tok, "Once upon a time"], args).stdout.decode().split()
+    if ids_out != prompt_ids:
+        raise SystemExit(f"FAIL: saguaro tokenize gave {ids_out}, llama2.c encodes {prompt_ids}")
+    text = common.run([args.saguaro, "tokenize", tok, "--decode", "--no-special", " ".join(prompt_ids)], args)
+    if text.stdout.decode() != "Once upon a time\n":
+        raise SystemExit(f"FAIL: saguaro tokenize --decode gave {text.stdout!r}")
+    print("tokenize: prompt ids and decode agree with llama2.c")
+
     tokens, ref = reference_logits(os.path.join(ref_dir, "once-upon-a-time.trace.txt"))
     ids = os.path.join(args.work_dir, "ids.txt")
     open(ids, "w").write(" ".join(map(str, tokens)) + "\n")
