@@ -260,6 +260,10 @@ llvm::Error saguaro::emitBundle(ModuleOp module, const BundleInputs &in, llvm::S
     tensors.push_back(BlobTensor{in.tokenizerTensor, "tokenizer", "row-major", DType::U8,
                                  {static_cast<int64_t>(in.tokenizer.size())}, in.tokenizer.data(),
                                  in.tokenizer.size()});
+  if (!in.chatTemplate.empty())
+    tensors.push_back(BlobTensor{"chat.template", "chat_template", "row-major", DType::U8,
+                                 {static_cast<int64_t>(in.chatTemplate.size())}, in.chatTemplate.data(),
+                                 in.chatTemplate.size()});
   std::string blobPath = tmp + "/weights.sgw", blobError;
   if (!write_blob(blobPath, tensors, in.metadata, &blobError))
     return fail(fileError(blobPath, blobError));

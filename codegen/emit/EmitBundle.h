@@ -19,6 +19,7 @@ struct BundleInputs {
   std::string runtimeSourceDir; // the Saguaro checkout whose runtime-min and kernels are copied
   std::vector<uint8_t> tokenizer;                       // tokenizer tensor bytes, may be empty
   std::string tokenizerTensor;                          // e.g. tokenizer.llama2c
+  std::vector<uint8_t> chatTemplate;                    // the chat.template tensor, may be empty
   std::vector<std::pair<std::string, std::string>> metadata;
   std::vector<std::pair<std::string, std::string>> sourceHashes; // file name -> xxh64 hex
 };

@@ -3,6 +3,7 @@
 
 #include "codegen/emit/EmitBundle.h"
 #include "compiler/import/GraphBuilder.h"
+#include "ChatCompiler.h"
 #include "compiler/tokenizer/TokenizerSource.h"
 #include "compiler/pipelines/Pipelines.h"
 #include "xxh64.h"
@@ -11,6 +12,7 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -65,11 +67,52 @@ llvm::Error importTokenizer(const CompileOptions &o, BundleInputs &in, std::vect
   files.push_back(path);
   return llvm::Error::success();
 }
+/// The chat template to compile in: --chat-template FILE, else the `chat_template` of the model's
+/// tokenizer_config.json (or a chat_template.jinja beside it); none when neither exists.
+llvm::Error importChatTemplate(const CompileOptions &o, BundleInputs &in, std::vector<std::string> &files) {
+  std::string config, text, err;
+  if (isDirectory(o.model)) {
+    llvm::SmallString<256> p(o.model);
+    llvm::sys::path::append(p, "tokenizer_config.json");
+    if (llvm::sys::fs::exists(p))
+      config = p.str().str();
+  }
+  ChatTemplateOptions options;
+  if (!config.empty() && !read_chat_special_tokens(config, &options, &err))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), err);
+  std::string source = o.chatTemplate;
+  if (!source.empty()) {
+    auto file = llvm::MemoryBuffer::getFile(source);
+    if (!file)
+      return fileError(source, "cannot read: " + file.getError().message());
+    text = (*file)->getBuffer().str();
+  } else {
+    if (config.empty())
+      return llvm::Error::success();
+    llvm::SmallString<256> jinja(llvm::sys::path::parent_path(config));
+    llvm::sys::path::append(jinja, "chat_template.jinja");
+    auto cfg = llvm::MemoryBuffer::getFile(config);
+    auto parsed = cfg ? llvm::json::parse((*cfg)->getBuffer()) : llvm::Expected<llvm::json::Value>(nullptr);
+    bool declared = parsed && parsed->getAsObject() && parsed->getAsObject()->get("chat_template") &&
+                    parsed->getAsObject()->get("chat_template")->kind() != llvm::json::Value::Null;
+    if (!parsed)
+      llvm::consumeError(parsed.takeError());
+    if (!declared && !llvm::sys::fs::exists(jinja))
+      return llvm::Error::success(); // the model has no chat template
+    if (!read_chat_template(config, &text, &err))
+      return llvm::createStringError(llvm::inconvertibleErrorCode(), err);
+    source = config;
+  }
+  if (!compile_chat_template(text, options, &in.chatTemplate, &err))
+    return fileError(source, err);
+  files.push_back(source);
+  return llvm::Error::success();
+}
 } // namespace
 
 llvm::Expected<std::string> saguaro::bundleKey(const CompileOptions &o) {
   std::string key = "saguaro 0.1.0|" + o.target + "|" + std::to_string(o.maxSeq) + "|" +
-                    std::to_string(o.prefillChunk) + "|" + o.tokenizer + "|";
+                    std::to_string(o.prefillChunk) + "|" + o.tokenizer + "|" + o.chatTemplate + "|";
   std::vector<std::string> files;
   if (isDirectory(o.model)) {
     std::error_code ec;
@@ -81,6 +124,8 @@ llvm::Expected<std::string> saguaro::bundleKey(const CompileOptions &o) {
   }
   if (!o.tokenizer.empty())
     files.push_back(o.tokenizer);
+  if (!o.chatTemplate.empty())
+    files.push_back(o.chatTemplate);
   for (const std::string &f : files) {
     if (isDirectory(f))
       continue;
@@ -112,6 +157,8 @@ llvm::Error saguaro::compileBundle(const CompileOptions &o, const std::string &o
   in.metadata.push_back({"model.architecture", d.architecture});
   std::vector<std::string> hashed = model.sourceFiles;
   if (auto e = importTokenizer(o, in, hashed))
+    return e;
+  if (auto e = importChatTemplate(o, in, hashed))
     return e;
   std::sort(in.metadata.begin(), in.metadata.end());
   for (const std::string &f : hashed) {

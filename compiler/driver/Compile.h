@@ -11,6 +11,7 @@ namespace saguaro {
 struct CompileOptions {
   std::string model;      // llama2.c .bin or a Hugging Face directory
   std::string tokenizer;  // optional tokenizer file (llama2.c tokenizer.bin or tokenizer.json)
+  std::string chatTemplate; // optional Jinja file replacing tokenizer_config.json's chat_template
   std::string target = "generic";
   int64_t maxSeq = 0;     // 0: the model's own limit, capped at kDefaultMaxSeq
   int64_t prefillChunk = 0; // 0: min(kDefaultPrefillChunk, the sequence length)

@@ -32,7 +32,7 @@ using namespace saguaro;
 namespace {
 const char *kUsage = R"(usage:
   saguaro compile MODEL -o BUNDLE_DIR [--target generic|x86-avx2|aarch64-neon|aarch64-dotprod|aarch64-i8mm]
-                  [--tokenizer FILE] [--max-seq N] [--prefill-chunk N]
+                  [--tokenizer FILE] [--chat-template FILE] [--max-seq N] [--prefill-chunk N]
   saguaro run MODEL_OR_BUNDLE [--tokenizer FILE] -p PROMPT [-n STEPS] [-t TEMPERATURE] [--seed S]
                   [--top-k K] [--top-p P] [--min-p P] [--repetition-penalty R] [--target T]
                   [--max-seq N] [--prefill-chunk N]
@@ -101,6 +101,8 @@ llvm::Expected<CompileOptions> compileOptions(const Args &a) {
     o.tokenizer = a.flags.at("--tokenizer");
   if (a.flags.count("--target"))
     o.target = a.flags.at("--target");
+  if (a.flags.count("--chat-template"))
+    o.chatTemplate = a.flags.at("--chat-template");
   auto maxSeq = intFlag(a, "--max-seq", 0);
   auto chunk = intFlag(a, "--prefill-chunk", 0);
   if (!maxSeq)
@@ -201,7 +203,7 @@ int execBundle(const std::string &exe, const std::string &bundle, const std::vec
 }
 
 int cmdCompile(int argc, char **argv) {
-  auto a = parseArgs(argc, argv, {"-o", "--target", "--tokenizer", "--max-seq", "--prefill-chunk"});
+  auto a = parseArgs(argc, argv, {"-o", "--target", "--tokenizer", "--chat-template", "--max-seq", "--prefill-chunk"});
   if (!a)
     return fail(llvm::toString(a.takeError()));
   if (!a->flags.count("-o"))
@@ -216,7 +218,7 @@ int cmdCompile(int argc, char **argv) {
 }
 
 int cmdRun(int argc, char **argv) {
-  auto a = parseArgs(argc, argv, {"--target", "--tokenizer", "--max-seq", "--prefill-chunk"});
+  auto a = parseArgs(argc, argv, {"--target", "--tokenizer", "--chat-template", "--max-seq", "--prefill-chunk"});
   if (!a)
     return fail(llvm::toString(a.takeError()));
   if (!a->flags.count("-p"))
@@ -231,7 +233,7 @@ int cmdRun(int argc, char **argv) {
 }
 
 int cmdLogits(int argc, char **argv) {
-  auto a = parseArgs(argc, argv, {"--token-ids", "-o", "--target", "--tokenizer", "--max-seq", "--prefill-chunk"});
+  auto a = parseArgs(argc, argv, {"--token-ids", "-o", "--target", "--tokenizer", "--chat-template", "--max-seq", "--prefill-chunk"});
   if (!a)
     return fail(llvm::toString(a.takeError()));
   if (!a->flags.count("--token-ids") || !a->flags.count("-o"))

@@ -3,10 +3,17 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <tuple>
+#include <unordered_map>
+
+#include "HfComponents.h"
+#include "TableWriter.h"
+#include "UnicodeTables.h"
 
 namespace saguaro {
 namespace {
@@ -22,10 +29,6 @@ bool read_file(const std::string& path, std::vector<uint8_t>* out, std::string* 
 
 int32_t get_i32(const uint8_t* p) {
   return static_cast<int32_t>(uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24);
-}
-
-void put_u32(std::vector<uint8_t>* b, uint32_t v) {
-  for (int i = 0; i < 4; ++i) b->push_back(static_cast<uint8_t>(v >> (8 * i)));
 }
 
 bool is_dir(const std::string& p) {
@@ -45,18 +48,33 @@ std::string token_text(const json& v) {
   return "";
 }
 
-// Component types this converter supports for the decoder (pieces are concatenated, "<0xXX>" → byte).
-bool decoder_supported(const json& d, std::string* bad) {
-  if (d.is_null()) return true;
-  const std::string type = d.value("type", "");
-  if (type == "ByteFallback" || type == "Fuse") return true;
-  if (type == "Sequence" && d.contains("decoders") && d["decoders"].is_array()) {
-    for (const json& x : d["decoders"])
-      if (!decoder_supported(x, bad)) return false;
-    return true;
+// Token flags of the tokenizer.bpe table (runtime-min/src/tokenizer_bpe.cpp).
+enum : uint8_t { kAdded = 1, kSpecial = 2, kLstrip = 4, kRstrip = 8, kSingleWord = 16, kNormalized = 32, kHasPiece = 64,
+                 kUnreachable = 128 };
+
+struct Token {
+  std::string text;  // as tokenizer.json spells it
+  uint8_t flags = kUnreachable;
+};
+
+// Runs one component's translation, turning JSON type errors into "malformed COMPONENT: ..." lines.
+template <typename F>
+bool component(const char* name, std::string* err, F f) {
+  try {
+    return f();
+  } catch (const json::exception& e) {
+    return *err = std::string("malformed ") + name + ": " + e.what(), false;
   }
-  *bad = type.empty() ? "unknown" : type;
-  return false;
+}
+
+// Reads the two halves of a merge: "a b" or ["a", "b"].
+bool merge_pair(const json& m, std::string* a, std::string* b) {
+  if (m.is_array() && m.size() == 2) return *a = m[0].get<std::string>(), *b = m[1].get<std::string>(), true;
+  if (!m.is_string()) return false;
+  const std::string s = m.get<std::string>();
+  const size_t sp = s.find(' ');
+  if (sp == std::string::npos || s.find(' ', sp + 1) != std::string::npos) return false;
+  return *a = s.substr(0, sp), *b = s.substr(sp + 1), true;
 }
 
 bool import_hf(const std::string& json_path, std::vector<uint8_t>* bytes,
@@ -64,107 +82,162 @@ bool import_hf(const std::string& json_path, std::vector<uint8_t>* bytes,
   std::vector<uint8_t> raw;
   if (!read_file(json_path, &raw, err)) return false;
   const json tj = json::parse(raw.begin(), raw.end());
+  if (!tj.is_object()) return *err = json_path + ": malformed tokenizer JSON: not an object", false;
+  std::string problem;
   const std::string where = json_path + ": ";
-  auto reject = [&](const std::string& what) { return *err = where + "unsupported " + what, false; };
-  if (tj.contains("normalizer") && !tj["normalizer"].is_null())
-    return reject("normalizer '" + tj["normalizer"].value("type", "?") + "' (only none is supported)");
-  if (tj.contains("pre_tokenizer") && !tj["pre_tokenizer"].is_null())
-    return reject("pre_tokenizer '" + tj["pre_tokenizer"].value("type", "?") + "' (only none is supported)");
-  std::string bad_decoder;
-  if (tj.contains("decoder") && !decoder_supported(tj["decoder"], &bad_decoder))
-    return reject("decoder '" + bad_decoder + "' (supported: none, ByteFallback, Fuse)");
-  const json& model = tj.at("model");
-  if (model.value("type", "BPE") != "BPE") return reject("model '" + model.value("type", "") + "' (only BPE)");
-  if (model.contains("dropout") && !model["dropout"].is_null()) return reject("model.dropout");
-  for (const char* k : {"continuing_subword_prefix", "end_of_word_suffix"})
-    if (model.contains(k) && !model[k].is_null() && model[k] != "") return reject(std::string("model.") + k);
+  auto fail = [&]() { return *err = where + problem, false; };
+  auto field = [&](const char* k) { return tj.contains(k) ? tj[k] : json(); };
 
-  // id → (text, kind): kind 0 model vocab, 1 added, 3 added special.
-  std::map<int64_t, std::pair<std::string, uint8_t>> tokens;
-  std::map<std::string, int64_t> ids;
-  for (auto it = model.at("vocab").begin(); it != model.at("vocab").end(); ++it) {
-    const int64_t id = it.value().get<int64_t>();
-    if (id < 0 || id >= (1 << 24) || !tokens.emplace(id, std::make_pair(it.key(), uint8_t(0))).second)
-      return *err = where + "bad or duplicate vocab id " + std::to_string(id), false;
-    ids[it.key()] = id;
-  }
-  if (tj.contains("added_tokens") && tj["added_tokens"].is_array()) {
-    for (const json& a : tj["added_tokens"]) {
-      for (const char* k : {"lstrip", "rstrip", "single_word"})
-        if (a.value(k, false)) return reject(std::string("added token option '") + k + "' on " + a.value("content", ""));
-      const int64_t id = a.at("id").get<int64_t>();
-      const std::string content = a.at("content").get<std::string>();
-      if (id < 0 || id >= (1 << 24) || content.empty()) return *err = where + "bad added token", false;
-      tokens[id] = {content, static_cast<uint8_t>(a.value("special", false) ? 3 : 1)};
-      ids[content] = id;
-    }
-  }
+  if (!tj.contains("model") || !tj["model"].is_object()) return *err = where + "malformed model: missing", false;
+  const json& model = tj["model"];
+  if (model.value("type", "BPE") != "BPE") return *err = where + "unsupported model '" + model.value("type", "") + "' (only BPE)", false;
+  if (model.contains("dropout") && !model["dropout"].is_null()) return *err = where + "unsupported model.dropout", false;
+
+  UnicodeTableNeeds needs;
+  std::vector<uint8_t> normalizer, pre_tokenizer;
+  bool byte_level = false;
+  TokenDecoder decoder;
+  if (!component("normalizer", &problem, [&] { return compile_normalizer(field("normalizer"), &normalizer, &needs, &problem); }) ||
+      !component("pre_tokenizer", &problem, [&] { return compile_pre_tokenizer(field("pre_tokenizer"), &pre_tokenizer, &needs, &byte_level, &problem); }) ||
+      !component("decoder", &problem, [&] { return decoder.compile(field("decoder"), &problem); }))
+    return fail();
+
+  // id → token; vocab (model) and all (model + added) text → id.
+  std::map<int64_t, Token> tokens;
+  std::unordered_map<std::string, int64_t> vocab;
+  std::map<std::string, int64_t> all;
+  std::string prefix, suffix;
+  if (!component("model", &problem, [&] {
+        for (const char* k : {"continuing_subword_prefix", "end_of_word_suffix"})
+          if (model.contains(k) && !model[k].is_null()) (k[0] == 'c' ? prefix : suffix) = model[k].get<std::string>();
+        if (!model.contains("vocab") || !model["vocab"].is_object()) return problem = "malformed model: no vocab object", false;
+        for (auto it = model["vocab"].begin(); it != model["vocab"].end(); ++it) {
+          const int64_t id = it.value().get<int64_t>();
+          if (id < 0 || id >= (1 << 24) || !tokens.emplace(id, Token{it.key(), 0}).second)
+            return problem = "model: bad or duplicate vocab id " + std::to_string(id), false;
+          vocab[it.key()] = all[it.key()] = id;
+        }
+        return true;
+      }) ||
+      !component("added_tokens", &problem, [&] {
+        for (const json& a : field("added_tokens").is_array() ? field("added_tokens") : json::array()) {
+          const int64_t id = a.at("id").get<int64_t>();
+          const std::string content = a.at("content").get<std::string>();
+          if (id < 0 || id >= (1 << 24) || content.empty()) return problem = "added_tokens: bad token id or content", false;
+          const bool special = a.value("special", false);
+          uint8_t f = kAdded | (special ? kSpecial : 0) | (a.value("normalized", !special) ? kNormalized : 0);
+          f |= (a.value("lstrip", false) ? kLstrip : 0) | (a.value("rstrip", false) ? kRstrip : 0) |
+               (a.value("single_word", false) ? kSingleWord : 0);
+          needs.classes |= (f & (kLstrip | kRstrip | kSingleWord)) != 0;
+          tokens[id] = Token{content, f};
+          all[content] = id;
+        }
+        return true;
+      }))
+    return fail();
   if (tokens.empty()) return *err = where + "empty vocab", false;
   const int64_t n_tokens = tokens.rbegin()->first + 1;
 
   std::vector<uint32_t> merges;  // triples
-  for (const json& m : model.value("merges", json::array())) {
-    std::string a, b;
-    if (m.is_string()) {
-      const std::string s = m.get<std::string>();
-      const size_t sp = s.find(' ');
-      if (sp == std::string::npos) return *err = where + "bad merge '" + s + "'", false;
-      a = s.substr(0, sp), b = s.substr(sp + 1);
-    } else {
-      a = m.at(0).get<std::string>(), b = m.at(1).get<std::string>();
-    }
-    auto ia = ids.find(a), ib = ids.find(b), ic = ids.find(a + b);
-    if (ia == ids.end() || ib == ids.end() || ic == ids.end())
-      return *err = where + "merge '" + a + " " + b + "' refers to a token outside the vocab", false;
-    merges.insert(merges.end(), {uint32_t(ia->second), uint32_t(ib->second), uint32_t(ic->second)});
-  }
+  if (!component("model.merges", &problem, [&] {
+        for (const json& m : model.value("merges", json::array())) {
+          std::string a, b;
+          if (!merge_pair(m, &a, &b)) return problem = "model: bad merge " + m.dump(), false;
+          const std::string joined = a + (b.compare(0, prefix.size(), prefix) == 0 ? b.substr(prefix.size()) : b);
+          auto ia = vocab.find(a), ib = vocab.find(b), ic = vocab.find(joined);
+          if (ia == vocab.end() || ib == vocab.end() || ic == vocab.end())
+            return problem = "model: merge '" + a + " " + b + "' refers to a token outside the vocab", false;
+          merges.insert(merges.end(), {uint32_t(ia->second), uint32_t(ib->second), uint32_t(ic->second)});
+        }
+        return true;
+      }))
+    return fail();
 
   int32_t unk = -1;
   if (model.contains("unk_token") && model["unk_token"].is_string()) {
-    auto it = ids.find(model["unk_token"].get<std::string>());
-    if (it == ids.end()) return *err = where + "unk_token is not in the vocab", false;
+    auto it = all.find(model["unk_token"].get<std::string>());
+    if (it == all.end()) return *err = where + "model: unk_token is not in the vocab", false;
     unk = static_cast<int32_t>(it->second);
   }
-  const uint32_t flags = (model.value("byte_fallback", false) ? 1u : 0u) | (model.value("fuse_unk", false) ? 2u : 0u) |
-                         (model.value("ignore_merges", false) ? 4u : 0u);
 
-  bytes->clear();
-  const char magic[8] = {'S', 'G', 'B', 'P', 'E', '1', '\0', '\0'};
-  bytes->insert(bytes->end(), magic, magic + 8);
-  put_u32(bytes, static_cast<uint32_t>(n_tokens));
-  put_u32(bytes, static_cast<uint32_t>(merges.size() / 3));
-  put_u32(bytes, static_cast<uint32_t>(unk));
-  put_u32(bytes, flags);
-  for (int64_t id = 0; id < n_tokens; ++id) {
-    auto it = tokens.find(id);
-    bytes->push_back(it == tokens.end() ? 255 : it->second.second);
-    const std::string text = it == tokens.end() ? "" : it->second.first;
-    put_u32(bytes, static_cast<uint32_t>(text.size()));
-    bytes->insert(bytes->end(), text.begin(), text.end());
-  }
-  for (uint32_t v : merges) put_u32(bytes, v);
-
-  // Special tokens and BOS policy from tokenizer_config.json, when present.
+  // Special tokens and BOS/EOS policy: the post_processor, overridden by tokenizer_config.json's add_*_token.
+  std::vector<int32_t> post_prefix, post_suffix;
+  if (!component("post_processor", &problem, [&] {
+        return compile_post_processor(field("post_processor"), all, &post_prefix, &post_suffix, &problem);
+      }))
+    return fail();
   int64_t bos = -1, eos = -1;
-  bool add_bos = false;
   const std::string cfg_path = dir_of(json_path) + "/tokenizer_config.json";
   std::vector<uint8_t> cfg_raw;
   std::string ignored;
   if (read_file(cfg_path, &cfg_raw, &ignored)) {
-    const json cfg = json::parse(cfg_raw.begin(), cfg_raw.end());
+    const json cfg = json::parse(cfg_raw.begin(), cfg_raw.end(), nullptr, false);
+    if (!cfg.is_object()) return *err = cfg_path + ": malformed JSON", false;
     for (auto [key, out] : {std::make_pair("bos_token", &bos), std::make_pair("eos_token", &eos)}) {
       const std::string text = cfg.contains(key) ? token_text(cfg[key]) : "";
       if (text.empty()) continue;
-      auto it = ids.find(text);
-      if (it == ids.end()) return *err = cfg_path + ": " + key + " '" + text + "' is not a token", false;
+      auto it = all.find(text);
+      if (it == all.end()) return *err = cfg_path + ": " + key + " '" + text + "' is not a token", false;
       *out = it->second;
     }
-    add_bos = cfg.value("add_bos_token", false) && bos >= 0;
+    for (auto [key, id, ids, front] : {std::make_tuple("add_bos_token", bos, &post_prefix, true),
+                                        std::make_tuple("add_eos_token", eos, &post_suffix, false)}) {
+      if (!cfg.contains(key) || !cfg[key].is_boolean() || id < 0) continue;
+      ids->erase(std::remove(ids->begin(), ids->end(), static_cast<int32_t>(id)), ids->end());
+      if (cfg[key].get<bool>()) ids->insert(front ? ids->begin() : ids->end(), static_cast<int32_t>(id));
+    }
   }
+  for (int32_t id : post_prefix)
+    if (id >= n_tokens) return *err = where + "post_processor id out of range", false;
+  for (int32_t id : post_suffix)
+    if (id >= n_tokens) return *err = where + "post_processor id out of range", false;
+
+  bytes->clear();
+  const char magic[8] = {'S', 'G', 'B', 'P', 'E', '2', '\0', '\0'};
+  bytes->insert(bytes->end(), magic, magic + 8);
+  put_u32(bytes, static_cast<uint32_t>(n_tokens));
+  const size_t merge_count_at = bytes->size();
+  put_u32(bytes, 0);
+  put_u32(bytes, static_cast<uint32_t>(unk));
+  put_u32(bytes, (model.value("byte_fallback", false) ? 1u : 0u) | (model.value("fuse_unk", false) ? 2u : 0u) |
+                     (model.value("ignore_merges", false) ? 4u : 0u) | (byte_level ? 8u : 0u));
+  put_str(bytes, prefix), put_str(bytes, suffix);
+  std::vector<bool> reachable(static_cast<size_t>(n_tokens), false);
+  for (int64_t id = 0; id < n_tokens; ++id) {
+    auto it = tokens.find(id);
+    Token t = it == tokens.end() ? Token{} : it->second;
+    std::string stored = t.text;
+    if (byte_level && !(t.flags & (kAdded | kUnreachable)) && !byte_level_to_bytes(t.text, &stored)) {
+      t.flags |= kUnreachable;  // a model token outside the byte alphabet can never be produced
+      stored = t.text;
+    }
+    reachable[static_cast<size_t>(id)] = !(t.flags & kUnreachable);
+    const std::string piece = decoder.piece(t.text);
+    if (piece != stored) t.flags |= kHasPiece;
+    put_u8(bytes, t.flags), put_str(bytes, stored);
+    if (t.flags & kHasPiece) put_str(bytes, piece);
+  }
+  uint32_t n_merges = 0;
+  for (size_t i = 0; i < merges.size(); i += 3) {
+    if (!reachable[merges[i]] || !reachable[merges[i + 1]]) continue;
+    for (size_t k = 0; k < 3; ++k) put_u32(bytes, merges[i + k]);
+    ++n_merges;
+  }
+  for (int i = 0; i < 4; ++i) (*bytes)[merge_count_at + i] = static_cast<uint8_t>(n_merges >> (8 * i));
+  bytes->insert(bytes->end(), normalizer.begin(), normalizer.end());
+  bytes->insert(bytes->end(), pre_tokenizer.begin(), pre_tokenizer.end());
+  put_u32(bytes, decoder.strip_start), put_str(bytes, decoder.strip_content);
+  for (const std::vector<int32_t>* ids : {&post_prefix, &post_suffix}) {
+    put_u32(bytes, static_cast<uint32_t>(ids->size()));
+    for (int32_t id : *ids) put_u32(bytes, static_cast<uint32_t>(id));
+  }
+  if (!append_unicode_tables(needs, bytes, err)) return false;
+
+  const bool add_special = !post_prefix.empty() || !post_suffix.empty();
   *meta = {{"tokenizer.kind", "bpe"},
-           {"tokenizer.bos_id", std::to_string(bos)},
+           {"tokenizer.bos_id", std::to_string(post_prefix.empty() ? bos : post_prefix.front())},
            {"tokenizer.eos_id", std::to_string(eos)},
-           {"tokenizer.add_bos", add_bos ? "1" : "0"},
+           {"tokenizer.add_bos", add_special ? "1" : "0"},
            {"tokenizer.vocab_size", std::to_string(n_tokens)}};
   return true;
 }

@@ -3,6 +3,7 @@
 
 #include <sys/stat.h>
 
+#include "SpmImport.h"
 #include "TokenizerImport.h"
 
 namespace saguaro {
@@ -44,8 +45,10 @@ bool import_tokenizer(const std::string& source, TokenizerTensor* out, std::stri
     out->name = "tokenizer.bpe";
     return import_hf_tokenizer(path, &out->bytes, &out->meta, err);
   }
-  if (ends_with(path, ".model") || ends_with(path, ".gguf"))
-    return *err = path + ": SentencePiece and GGUF tokenizers are not supported yet", false;
+  if (ends_with(path, ".model") || ends_with(path, ".gguf")) {
+    out->name = "tokenizer.spm";
+    return import_spm_tokenizer(path, &out->bytes, &out->meta, err);
+  }
   out->name = "tokenizer.llama2c";
   return import_llama2c_tokenizer(path, &out->bytes, &out->meta, err);
 }

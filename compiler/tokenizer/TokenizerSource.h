@@ -1,5 +1,5 @@
 // Finds and compiles the tokenizer of a source: a model directory, a directory with tokenizer.json, a
-// tokenizer.json, a llama2.c tokenizer.bin (and, via SpmImport, tokenizer.model / GGUF vocab files).
+// tokenizer.json, a SentencePiece tokenizer.model, a GGUF vocab file or a llama2.c tokenizer.bin.
 #pragma once
 
 #include <cstdint>

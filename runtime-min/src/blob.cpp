@@ -130,7 +130,7 @@ bool Blob::verify(std::string* problem) {
       e.layout = t->layout() ? t->layout()->str() : "";
       e.dtype = static_cast<DType>(t->dtype());
       if (bf::dtype_size(e.dtype) == 0) return *problem = what + "unknown dtype", false;
-      if (e.kind != "weight" && e.kind != "tokenizer") return *problem = what + "unknown kind '" + e.kind + "'", false;
+      if (e.kind != "weight" && e.kind != "tokenizer" && e.kind != "chat_template") return *problem = what + "unknown kind '" + e.kind + "'", false;
       if (t->shape()) e.shape.assign(t->shape()->begin(), t->shape()->end());
       const uint64_t off = t->offset();
       e.bytes = t->bytes();

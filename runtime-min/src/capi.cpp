@@ -7,11 +7,15 @@
 #include <string>
 #include <vector>
 
+
+#include "blob.h"
+#include "chat_template.h"
 #include "process_stats.h"
 #include "saguaro/engine.h"
 
 struct saguaro_model {
   std::unique_ptr<saguaro::Engine> engine;
+  std::unique_ptr<saguaro::ChatTemplate> chat;  // the bundle's `chat.template`, null when it has none
 };
 
 namespace {
@@ -26,20 +30,43 @@ struct Request {
   std::vector<std::string> stop;
 };
 
-// Concatenates the user messages' contents (one per line); chat templates are not applied yet.
-bool parse_messages(const char* text, std::string* prompt, std::string* err) {
+// The prompt for OpenAI-style messages: the bundle's chat template applied to them (with the generation prompt),
+// or without a template the user contents joined by newlines.
+bool parse_messages(const saguaro_model& model, const char* text, std::string* prompt, std::string* err) {
   if (!text) return *err = "messages_json is NULL", false;
   const json msgs = json::parse(text, nullptr, false);
   if (msgs.is_discarded() || !msgs.is_array()) return *err = "messages_json: expected a JSON array", false;
+  std::vector<saguaro::ChatMessage> chat;
   for (const json& m : msgs) {
     if (!m.is_object() || !m.contains("role") || !m["role"].is_string())
       return *err = "messages_json: each message needs a string \"role\"", false;
-    if (m["role"] != "user") continue;
+    const std::string role = m["role"].get<std::string>();
+    if (!model.chat && role != "user") continue;
     if (!m.contains("content") || !m["content"].is_string())
-      return *err = "messages_json: user message without a string \"content\"", false;
-    if (!prompt->empty()) prompt->push_back('\n');
-    *prompt += m["content"].get<std::string>();
+      return *err = "messages_json: " + role + " message without a string \"content\"", false;
+    chat.push_back({role, m["content"].get<std::string>()});
   }
+  if (model.chat) {
+    const bool tokenizer_adds_bos = model.engine->metadata("tokenizer.add_bos") == "1";
+    if (!model.chat->apply(chat, true, tokenizer_adds_bos, prompt, err)) return *err = "messages_json: " + *err, false;
+    return true;
+  }
+  for (const saguaro::ChatMessage& m : chat) {
+    if (!prompt->empty()) prompt->push_back('\n');
+    *prompt += m.content;
+  }
+  return true;
+}
+
+// The bundle's compiled chat template into *out (left null when the blob has no `chat.template` tensor).
+bool load_chat_template(const saguaro::Engine& engine, const std::string& bundle_path,
+                        std::unique_ptr<saguaro::ChatTemplate>* out, std::string* err) {
+  const void* data = nullptr;
+  uint64_t bytes = 0;
+  if (!engine.tensor("chat.template", "chat_template", &data, &bytes)) return true;
+  auto t = std::make_unique<saguaro::ChatTemplate>();
+  if (!saguaro::ChatTemplate::parse(data, bytes, t.get(), err)) return *err = bundle_path + ": " + *err, false;
+  *out = std::move(t);
   return true;
 }
 
@@ -119,7 +146,7 @@ int complete(saguaro_model* model, const char* messages_json, const char* option
   if (!model) return fail("model is NULL", out_json, out_size);
   Request req;
   std::string err;
-  if (!parse_messages(messages_json, &req.prompt, &err) || !parse_options(options_json, &req, &err))
+  if (!parse_messages(*model, messages_json, &req.prompt, &err) || !parse_options(options_json, &req, &err))
     return fail(err, out_json, out_size);
 
   std::string text, piece;
@@ -178,8 +205,10 @@ extern "C" saguaro_model_t saguaro_init(const char* bundle_path) {
     std::string err;
     auto engine = saguaro::Engine::open(bundle_path, &err);
     if (!engine) return g_last_error = err, nullptr;
+    std::unique_ptr<saguaro::ChatTemplate> chat;
+    if (!load_chat_template(*engine, bundle_path, &chat, &err)) return g_last_error = err, nullptr;
     g_last_error.clear();
-    return new saguaro_model{std::move(engine)};
+    return new saguaro_model{std::move(engine), std::move(chat)};
   } catch (const std::exception& e) {
     g_last_error = std::string("saguaro_init: ") + e.what();
   } catch (...) {

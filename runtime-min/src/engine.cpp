@@ -189,4 +189,12 @@ int32_t Engine::bos_id() const { return impl_->tok ? impl_->tok->bos_id : -1; }
 int32_t Engine::eos_id() const { return impl_->tok ? impl_->tok->eos_id : -1; }
 std::string Engine::metadata(const std::string& key) const { return impl_->blob->meta(key); }
 
+bool Engine::tensor(const std::string& name, const std::string& kind, const void** data, uint64_t* bytes) const {
+  const BlobEntry* e = impl_->blob->find(name);
+  if (!e || e->kind != kind) return false;
+  *data = e->data;
+  *bytes = e->bytes;
+  return true;
+}
+
 }  // namespace saguaro

@@ -6,6 +6,7 @@
 #include "blob.h"
 #include "tokenizer_bpe.h"
 #include "tokenizer_llama2c.h"
+#include "tokenizer_spm.h"
 
 namespace saguaro {
 
@@ -13,7 +14,7 @@ std::unique_ptr<Tokenizer> make_tokenizer(const Blob& blob, std::string* err) {
   const std::string kind = blob.meta("tokenizer.kind");
   const std::string tensor = "tokenizer." + kind;
   if (kind.empty()) return *err = blob.name() + ": no tokenizer.kind metadata", nullptr;
-  if (kind != "llama2c" && kind != "bpe") return *err = blob.name() + ": unknown tokenizer.kind '" + kind + "'", nullptr;
+  if (kind != "llama2c" && kind != "bpe" && kind != "spm") return *err = blob.name() + ": unknown tokenizer.kind '" + kind + "'", nullptr;
   const BlobEntry* e = blob.find(tensor);
   if (!e || e->kind != "tokenizer") return *err = blob.name() + ": missing tokenizer tensor '" + tensor + "'", nullptr;
   const auto* bytes = static_cast<const unsigned char*>(e->data);
@@ -22,7 +23,8 @@ std::unique_ptr<Tokenizer> make_tokenizer(const Blob& blob, std::string* err) {
   if (kind == "llama2c") {
     t = Llama2cTokenizer::create(bytes, e->bytes, &problem);
   } else {
-    t = BpeTokenizer::create(bytes, e->bytes, &problem);
+    if (kind == "bpe") t = BpeTokenizer::create(bytes, e->bytes, &problem);
+    else t = SpmTokenizer::create(bytes, e->bytes, &problem);
     if (t) {
       t->bos_id = std::atoi(blob.meta("tokenizer.bos_id", "-1").c_str());
       t->eos_id = std::atoi(blob.meta("tokenizer.eos_id", "-1").c_str());

@@ -64,6 +64,8 @@ class Engine {
   int32_t eos_id() const;
   /// The blob's metadata value for `key`, or "".
   std::string metadata(const std::string& key) const;
+  /// The verified bytes of the blob tensor `name` of kind `kind`; false when the blob has no such tensor.
+  bool tensor(const std::string& name, const std::string& kind, const void** data, uint64_t* bytes) const;
 
  private:
   struct Impl;

@@ -77,4 +77,14 @@ std::string shared_dir() {
   return ::stat(SAGUARO_SHARED_DIR "/data", &st) == 0 ? std::string(SAGUARO_SHARED_DIR) : std::string();
 }
 
+std::string run_command(const std::string& cmd) {
+  std::string out;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return out;
+  char buf[1 << 16];
+  for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+  pclose(p);
+  return out;
+}
+
 }  // namespace saguaro::test

@@ -23,5 +23,7 @@ std::string read_file(const std::string& path);
 void write_file(const std::string& path, const std::string& bytes);
 /// Directory of /work/shared (../shared from the project root), "" when absent.
 std::string shared_dir();
+/// Standard output of a shell command ("" when it cannot start).
+std::string run_command(const std::string& cmd);
 
 }  // namespace saguaro::test

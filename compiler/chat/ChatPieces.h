@@ -1,0 +1,17 @@
+// Template -> pieces: renders sentinel conversations, splits the output into per-role pieces and checks that the
+// pieces reproduce the template on other conversations.
+#pragma once
+
+#include <string>
+
+#include "ChatCompiler.h"
+#include "ChatVariables.h"
+#include "JinjaTemplate.h"
+#include "chat_template.h"
+
+namespace saguaro::chat {
+
+/// The pieces of `tmpl`, verified against its own rendering; throws TemplateError when it cannot be expressed.
+ChatTemplate decompose(const Template& tmpl, const ChatTemplateOptions& opts);
+
+}  // namespace saguaro::chat

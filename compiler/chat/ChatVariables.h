@@ -1,0 +1,17 @@
+// The variables a chat template is rendered with, as Hugging Face's apply_chat_template passes them.
+#pragma once
+
+#include <vector>
+
+#include "ChatCompiler.h"
+#include "JinjaValue.h"
+#include "chat_template.h"
+
+namespace saguaro::chat {
+
+/// messages, add_generation_prompt, bos_token/eos_token (when set), tools and documents (none), enable_thinking
+/// (when set) and strftime_now (formatting opts.date); throws TemplateError on a bad opts.date.
+Dict chat_variables(const std::vector<ChatMessage>& messages, bool add_generation_prompt,
+                    const ChatTemplateOptions& opts);
+
+}  // namespace saguaro::chat
