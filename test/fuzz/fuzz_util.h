@@ -1,0 +1,44 @@
+// Helpers shared by the fuzz targets: a private scratch file per process, and a tokenizer smoke run.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <sys/stat.h>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+#include "tokenizer.h"
+
+namespace saguaro::fuzz {
+
+/// Writes the fuzz input to DIR/name (DIR private to this process, in /dev/shm when available); returns the path.
+inline std::string write_input(const uint8_t* data, size_t size, const std::string& name) {
+  static const std::string dir = [] {
+    std::string d = (access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp") + std::string("/saguaro-fuzz-") +
+                    std::to_string(getpid());
+    mkdir(d.c_str(), 0700);
+    return d;
+  }();
+  const std::string path = dir + "/" + name;
+  FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f) return path;
+  if (size) std::fwrite(data, 1, size, f);
+  std::fclose(f);
+  return path;
+}
+
+/// Encodes and decodes a fixed text with a tokenizer that loaded: ids must be in range.
+inline void exercise(Tokenizer& tok) {
+  std::vector<int32_t> ids;
+  std::string err;
+  if (!tok.encode("Hello world 123 h\xC3\xA9llo \xE4\xBD\xA0\xE5\xA5\xBD!\n  x", true, &ids, &err)) return;
+  int32_t prev = -1;
+  for (int32_t id : ids) {
+    if (id < 0 || id >= tok.vocab_size()) __builtin_trap();
+    (void)tok.piece(prev, id);
+    prev = id;
+  }
+}
+
+}  // namespace saguaro::fuzz
