@@ -26,8 +26,9 @@ int fail(const std::string &message) {
   return 1;
 }
 
-/// Opens the blob of a bundle, or compiles the tokenizer source into a temporary blob.
-std::unique_ptr<Blob> openTokenizerBlob(const std::string &source, std::string *err) {
+} // namespace
+
+std::unique_ptr<Blob> saguaro::openTokenizerBlob(const std::string &source, std::string *err) {
   llvm::SmallString<256> bundleBlob(source);
   llvm::sys::path::append(bundleBlob, "weights.sgw");
   if (llvm::sys::fs::exists(bundleBlob))
@@ -50,7 +51,6 @@ std::unique_ptr<Blob> openTokenizerBlob(const std::string &source, std::string *
   llvm::sys::fs::remove(path); // the mapping stays valid after unlinking
   return blob;
 }
-} // namespace
 
 int saguaro::runTokenize(const TokenizeOptions &o) {
   std::string err;

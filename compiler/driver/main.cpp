@@ -10,6 +10,7 @@
 // bundle with CMake, and execute its program; bundles are built in place.
 //
 //===------------------------------------------------------------------------------------===//
+#include "compiler/driver/BenchTokenizer.h"
 #include "compiler/driver/Compile.h"
 #include "compiler/driver/Tokenize.h"
 #include "compiler/import/ModelDesc.h"
@@ -37,6 +38,7 @@ const char *kUsage = R"(usage:
                   [--top-k K] [--top-p P] [--min-p P] [--repetition-penalty R] [--target T]
                   [--max-seq N] [--prefill-chunk N]
   saguaro tokenize SOURCE TEXT [--decode] [--no-special]
+  saguaro bench tokenizer SOURCE [--text FILE] [--json]
   saguaro logits MODEL_OR_BUNDLE --token-ids FILE -o OUT.npy [--tokenizer FILE] [--target T]
                   [--max-seq N] [--prefill-chunk N]
 )";
@@ -268,6 +270,22 @@ int cmdTokenize(int argc, char **argv) {
   o.input = positional[1];
   return runTokenize(o);
 }
+int cmdBench(int argc, char **argv) {
+  if (argc < 4 || std::string(argv[2]) != "tokenizer")
+    return fail("usage: saguaro bench tokenizer SOURCE [--text FILE] [--json]");
+  std::string text;
+  bool json = false;
+  for (int i = 4; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--json")
+      json = true;
+    else if (arg == "--text" && i + 1 < argc)
+      text = argv[++i];
+    else
+      return fail("unknown bench option '" + arg + "'");
+  }
+  return runTokenizerBench(argv[3], text, json);
+}
 } // namespace
 
 int main(int argc, char **argv) {
@@ -284,6 +302,8 @@ int main(int argc, char **argv) {
     return cmdLogits(argc, argv);
   if (cmd == "tokenize")
     return cmdTokenize(argc, argv);
+  if (cmd == "bench")
+    return cmdBench(argc, argv);
   llvm::errs() << "saguaro: unknown command '" << cmd << "'\n" << kUsage;
   return 2;
 }
