@@ -1,0 +1,295 @@
+"""Train Saguaro's default model and export it to examples/models/default/.
+
+    /usr/bin/python3 examples/train/train_default.py
+
+generates the synthetic Q/A corpus (corpus.py), trains a small Gemma-3 decoder (model.py) on it with AdamW and a
+cosine schedule, measures held-out accuracy per task family by greedy decoding, and writes model.safetensors,
+config.json, tokenizer.json, tokenizer_config.json, eval_examples.txt and README.md. Everything is seeded and
+torch runs with deterministic algorithms on a fixed thread count, so the same command rewrites the same files
+(bit-identical results need the same torch/BLAS build and --threads).
+
+Loss is on the answer only: the tokens after "A:" (" " + answer + "\\n" + <eos>). The questions are random
+numbers and strings the model cannot predict, so training on them would spend capacity on noise.
+"""
+
+import argparse
+import json
+import os
+import random
+import sys
+import time
+from typing import Dict, List, Tuple
+
+# Threads that spin-wait collapse when the 2 cores are shared with other jobs: measured 0.6 s/step with one
+# thread, 0.97 s/step with 2 OpenBLAS threads, up to 5 s/step with 2 spinning OpenMP threads. So BLAS runs on
+# one thread (which also keeps matmul results independent of the core count), OpenMP threads sleep instead of
+# spinning, and the default is --threads 1. Must be set before torch loads.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import corpus  # noqa: E402
+from hf_files import BOS_ID, EOS_ID, PAD_ID, CharTokenizer, write_json, write_safetensors  # noqa: E402
+from model import GemmaConfig, GemmaForCausalLM, greedy_generate_batch  # noqa: E402
+from torch_logits import load_model  # noqa: E402
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+DEFAULT_OUT = os.path.join(REPO, "examples", "models", "default")
+CORPUS_SEED = 1234
+EVAL_SEED = 98765
+MODEL_SEED = 42
+MAX_NEW_TOKENS = 16
+# A system message (the model was not trained with one) becomes a plain line before the questions.
+CHAT_TEMPLATE = ("{{ bos_token }}{% for message in messages %}{% if message['role'] == 'system' %}"
+                 "{{ message['content'] }}\n{% elif message['role'] == 'user' %}"
+                 "Q: {{ message['content'] }}\nA:{% elif message['role'] == 'assistant' %}"
+                 " {{ message['content'] }}\n{{ eos_token }}{% endif %}{% endfor %}")
+# Wall clock of the reference run that produced the committed files (train_default.py's own timing is printed
+# but kept out of the exported files so that a rerun rewrites them byte for byte).
+REFERENCE_RUN = ("13.1 minutes of training (13.3 minutes in all) with --threads 1 on a 2-core x86-64 machine "
+                 "shared with other builds (Debian python3-torch 1.13, OpenBLAS)")
+
+
+def model_config(vocab_size: int) -> GemmaConfig:
+    return GemmaConfig(vocab_size=vocab_size, hidden_size=128, intermediate_size=512, num_hidden_layers=4,
+                       num_attention_heads=4, num_key_value_heads=2, head_dim=32, query_pre_attn_scalar=32,
+                       sliding_window=64, sliding_window_pattern=2, max_position_embeddings=256,
+                       rope_theta=10000.0, rope_local_base_freq=10000.0, rms_norm_eps=1e-6,
+                       bos_token_id=BOS_ID, eos_token_id=EOS_ID, pad_token_id=PAD_ID)
+
+
+def encode_example(tok: CharTokenizer, q: str, a: str) -> Tuple[List[int], int]:
+    """Token ids of <bos> + example + <eos>, and the index of the first answer token (the space after A:)."""
+    prompt = corpus.format_prompt(q)
+    ids = [BOS_ID] + tok.encode(corpus.format_example(q, a)) + [EOS_ID]
+    return ids, 1 + len(prompt)
+
+
+def make_batches(n_examples: int, batch: int, seed: int) -> List[List[int]]:
+    """Batches of random examples in a seeded order.
+
+    Not bucketed by length: length nearly determines the family, so length-sorted batches each hold one or two
+    families, and a first run trained that way (2000 steps) did not learn even first_letter or compare.
+    """
+    order = list(range(n_examples))
+    random.Random(seed).shuffle(order)
+    return [order[j:j + batch] for j in range(0, n_examples, batch)]
+
+
+def collate(examples, idx):
+    """inputs [B, L], targets [B, L] with -100 everywhere except answer positions."""
+    length = max(len(examples[i][0]) for i in idx) - 1
+    inp = torch.full((len(idx), length), PAD_ID, dtype=torch.long)
+    tgt = torch.full((len(idx), length), -100, dtype=torch.long)
+    for r, i in enumerate(idx):
+        ids, ans = examples[i]
+        t = torch.tensor(ids)
+        inp[r, :len(ids) - 1] = t[:-1]
+        tgt[r, ans - 1:len(ids) - 1] = t[ans:]
+    return inp, tgt
+
+
+def lr_at(step: int, total: int, peak: float, warmup: int, floor: float) -> float:
+    if step < warmup:
+        return peak * (step + 1) / warmup
+    p = (step - warmup) / max(1, total - warmup)
+    return floor * peak + (1 - floor) * peak * 0.5 * (1 + np.cos(np.pi * p))
+
+
+def evaluate(model, tok, eval_sets: Dict[str, List[Tuple[str, str]]]):
+    """Greedy-decode every held-out question; returns accuracy per family and the raw generations."""
+    model.eval()
+    acc, gens = {}, {}
+    for fam, items in eval_sets.items():
+        prompts = [[BOS_ID] + tok.encode(corpus.format_prompt(q)) for q, _ in items]
+        outs = greedy_generate_batch(model, prompts, MAX_NEW_TOKENS, stop_id=EOS_ID, pad_id=PAD_ID)
+        correct = [tok.decode(o).strip() == a for o, (_, a) in zip(outs, items)]
+        acc[fam] = sum(correct) / len(correct)
+        gens[fam] = list(zip(prompts, outs, correct))
+    model.train()
+    return acc, gens
+
+
+def write_eval_examples(path, tok, eval_sets, gens, per_family_pick=1):
+    """A few prompts with the ids the torch model produces greedily, for cross-checking compiled code."""
+    lines = ["# Greedy decoding of the exported fp32 model by examples/train/model.py.",
+             "# prompt_ids include <bos>=1; output_ids stop at and include <eos>=2 (if produced within "
+             f"{MAX_NEW_TOKENS} tokens).",
+             "# Strings are JSON-escaped. 'correct' compares the stripped output with the expected answer.", ""]
+    for fam, items in eval_sets.items():
+        for (q, a), (prompt, out, ok) in list(zip(items, gens[fam]))[:per_family_pick]:
+            out_ids = out + ([EOS_ID] if len(out) < MAX_NEW_TOKENS else [])
+            lines += [f"family: {fam}",
+                      f"prompt: {json.dumps(corpus.format_prompt(q))}",
+                      f"prompt_ids: {' '.join(map(str, prompt))}",
+                      f"output: {json.dumps(tok.decode(out))}",
+                      f"output_ids: {' '.join(map(str, out_ids))}",
+                      f"expected: {json.dumps(a)}",
+                      f"correct: {str(ok).lower()}", ""]
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines))
+
+
+def write_card(path, cfg, n_params, size_bytes, args, n_train, n_tokens, acc, eval_sets, charset):
+    fam_rows = "\n".join(
+        f"| {f.name} | {f.difficulty} | {f.description} | {len(eval_sets[f.name])} | {100 * acc[f.name]:.1f} % |"
+        for f in corpus.FAMILIES)
+    overall = sum(acc[f] * len(eval_sets[f]) for f in acc) / sum(len(v) for v in eval_sets.values())
+    text = f"""# Saguaro default model
+
+A tiny Gemma-3-architecture (`Gemma3ForCausalLM`, `model_type` `gemma3_text`) character-level model that
+answers short synthetic questions. It exists so that `./dev run` works offline and so that the compiler has
+a real Gemma-3 checkpoint to import, with a torch oracle (`examples/train/torch_logits.py`). It knows nothing
+beyond its synthetic training data.
+
+- Parameters: {n_params:,} (fp32 `model.safetensors`: {size_bytes:,} bytes; lm_head tied to the embedding)
+- Shape: hidden {cfg.hidden_size}, {cfg.num_hidden_layers} layers ({", ".join(cfg.layer_types())}),
+  {cfg.num_attention_heads} query heads / {cfg.num_key_value_heads} KV heads of dim {cfg.head_dim},
+  MLP {cfg.intermediate_size} (GELU-tanh, gated), sliding window {cfg.sliding_window}, context
+  {cfg.max_position_embeddings}, vocab {cfg.vocab_size}.
+- Tokenizer: one token per character; `<pad>`=0, `<bos>`=1, `<eos>`=2, `<unk>`=3, then the {len(charset)}
+  characters of the corpus in sorted order. `tokenizer.json` is a BPE model with no merges (loads in Hugging
+  Face `tokenizers`); prepend `<bos>` (`add_bos_token`).
+
+## Prompt format
+
+    <bos>Q: What is 17 + 25?
+    A:
+
+The model continues with ` 42\\n<eos>`. The chat template in `tokenizer_config.json` produces exactly this from
+one user message. Training sequences were `<bos>Q: question\\nA: answer\\n<eos>`, padded per batch, with the
+loss on the answer tokens only (` answer\\n<eos>`).
+
+## Training
+
+- Data: `examples/train/corpus.py`, a seeded synthetic corpus of {n_train:,} examples ({n_tokens:,} tokens
+  with <bos>/<eos>, before padding) from the families below; the fictional fact table (48 people x 4 attributes)
+  is fixed by its own seed, a quarter of its facts ("rare") appear exactly {corpus.RARE_REPEATS} times.
+- {args.steps} steps of batch {args.batch} (one pass over the corpus), AdamW (lr {args.lr}, betas (0.9, 0.98),
+  weight decay {args.weight_decay} on matrices), {args.warmup} warm-up steps then cosine decay to
+  {args.lr_floor} x peak, gradient clipping 1.0, seeds corpus {CORPUS_SEED} / model {MODEL_SEED}.
+- Reference run: {REFERENCE_RUN}.
+
+## Accuracy (held-out, greedy decoding, exact match)
+
+Evaluation questions come from a different seed and exclude every training question, except for families whose
+question space the training corpus covers (almost) completely: 1- and 2-digit arithmetic, the multiplication
+table and the fact look-ups are evaluated on questions from their space, seen in training.
+
+| family | difficulty | what | questions | accuracy |
+|---|---|---|---|---|
+{fam_rows}
+
+Overall: {100 * overall:.1f} %. `eval_examples.txt` lists sample prompts with the token ids this model
+produces.
+
+## Reproduce
+
+    /usr/bin/python3 examples/train/train_default.py
+
+(Debian python3-torch; `--threads {args.threads}`; the same torch/BLAS build and thread count give the same
+files.) Logits for any token sequence, from the exported files:
+
+    /usr/bin/python3 examples/train/torch_logits.py examples/models/default --token-ids ids.txt -o logits.npy
+"""
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", default=DEFAULT_OUT)
+    ap.add_argument("--steps", type=int, default=1500)
+    ap.add_argument("--batch", type=int, default=64)
+    ap.add_argument("--lr", type=float, default=2e-3)
+    ap.add_argument("--lr-floor", type=float, default=0.05)
+    ap.add_argument("--warmup", type=int, default=200)
+    ap.add_argument("--weight-decay", type=float, default=0.1)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--eval-per-family", type=int, default=200)
+    ap.add_argument("--log-every", type=int, default=100)
+    args = ap.parse_args()
+
+    torch.set_num_threads(args.threads)
+    torch.use_deterministic_algorithms(True)
+    torch.manual_seed(MODEL_SEED)
+    t0 = time.time()
+
+    n_fixed = sum(len(f.train_items()) * f.train_repeats for f in corpus.FAMILIES if f.train_items)
+    data = corpus.generate_corpus(args.steps * args.batch - n_fixed, seed=CORPUS_SEED)
+    charset = corpus.corpus_charset(data)
+    tok = CharTokenizer(charset)
+    examples = [encode_example(tok, q, a) for _, q, a in data]
+    n_tokens = sum(len(ids) for ids, _ in examples)
+    train_questions = frozenset(q for _, q, _ in data)
+    eval_sets = corpus.generate_eval(args.eval_per_family, EVAL_SEED, train_questions)
+    print(f"corpus: {len(data)} examples, {n_tokens} tokens, vocab {len(tok)} "
+          f"({time.time() - t0:.1f}s)", flush=True)
+
+    cfg = model_config(len(tok))
+    model = GemmaForCausalLM(cfg)
+    print(f"model: {model.num_parameters()} parameters", flush=True)
+    decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
+    no_decay = [p for n, p in model.named_parameters() if p.dim() < 2]
+    opt = torch.optim.AdamW([{"params": decay, "weight_decay": args.weight_decay},
+                             {"params": no_decay, "weight_decay": 0.0}], lr=args.lr, betas=(0.9, 0.98))
+    batches = make_batches(len(examples), args.batch, seed=CORPUS_SEED + 1)
+    assert len(batches) >= args.steps, (len(batches), args.steps)
+
+    t_train = time.time()
+    run_loss, run_n = 0.0, 0
+    for step in range(args.steps):
+        for g in opt.param_groups:
+            g["lr"] = lr_at(step, args.steps, args.lr, args.warmup, args.lr_floor)
+        inp, tgt = collate(examples, batches[step])
+        logits = model(inp)
+        loss = F.cross_entropy(logits.reshape(-1, cfg.vocab_size), tgt.reshape(-1), ignore_index=-100)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        run_loss += loss.item()
+        run_n += 1
+        if (step + 1) % args.log_every == 0 or step + 1 == args.steps:
+            el = time.time() - t_train
+            print(f"step {step + 1}/{args.steps} loss {run_loss / run_n:.4f} lr {opt.param_groups[0]['lr']:.2e} "
+                  f"elapsed {el / 60:.1f} min eta {el / (step + 1) * (args.steps - step - 1) / 60:.1f} min",
+                  flush=True)
+            run_loss, run_n = 0.0, 0
+    train_minutes = (time.time() - t_train) / 60
+    print(f"training took {train_minutes:.1f} min", flush=True)
+
+    acc, gens = evaluate(model, tok, eval_sets)
+    for fam in corpus.FAMILIES:
+        print(f"  {fam.name:13s} d{fam.difficulty} {100 * acc[fam.name]:5.1f} %  (n={len(eval_sets[fam.name])})")
+
+    os.makedirs(args.out, exist_ok=True)
+    st_path = os.path.join(args.out, "model.safetensors")
+    write_safetensors(st_path, {k: v.detach().numpy() for k, v in model.state_dict().items()})
+    write_json(os.path.join(args.out, "config.json"), cfg.to_hf_dict())
+    write_json(os.path.join(args.out, "tokenizer.json"), tok.tokenizer_json())
+    write_json(os.path.join(args.out, "tokenizer_config.json"),
+               CharTokenizer.tokenizer_config(cfg.max_position_embeddings, CHAT_TEMPLATE))
+    write_eval_examples(os.path.join(args.out, "eval_examples.txt"), tok, eval_sets, gens)
+    size = os.path.getsize(st_path)
+    write_card(os.path.join(args.out, "README.md"), cfg, model.num_parameters(), size, args, len(data), n_tokens,
+               acc, eval_sets, charset)
+    if size > 10 * 1024 * 1024:
+        raise SystemExit(f"model.safetensors is {size} bytes, over the 10 MB budget")
+
+    # The exported files must reproduce the in-memory model exactly.
+    reloaded = load_model(args.out)
+    probe = torch.tensor([[BOS_ID] + tok.encode(corpus.format_prompt("What is 17 + 25?"))])
+    with torch.no_grad():
+        same = torch.equal(reloaded(probe), model.eval()(probe))
+    if not same:
+        raise SystemExit("reloaded model disagrees with the trained model")
+    print(f"exported to {args.out} ({size} bytes); total {(time.time() - t0) / 60:.1f} min", flush=True)
+
+
+if __name__ == "__main__":
+    main()
