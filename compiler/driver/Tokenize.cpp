@@ -69,7 +69,7 @@ int saguaro::runTokenize(const TokenizeOptions &o) {
       char *end = nullptr;
       long id = std::strtol(word.c_str(), &end, 10);
       if (*end != '\0' || id < 0 || id >= tok->vocab_size())
-        return fail("token id '" + word + "' is not in [0, " + std::to_string(tok->vocab_size()) + ")");
+        return fail(o.source + ": token id '" + word + "' is not in [0, " + std::to_string(tok->vocab_size()) + ")");
       bool special = id == tok->bos_id || id == tok->eos_id;
       if (!(o.noSpecial && special))
         out += std::string(tok->piece(prev, static_cast<int32_t>(id)));
