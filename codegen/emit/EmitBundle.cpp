@@ -65,6 +65,20 @@ std::string cString(llvm::StringRef s) {
   return out + "\"";
 }
 
+const char *dtypeName(StoredType t) {
+  return t == StoredType::F32 ? "F32" : t == StoredType::F16 ? "F16" : "U8";
+}
+
+/// How a tensor is stored, for the manifest: "none", or "cq<bits>-g<group>" for codes and norms.
+std::string quantizationOf(ModuleOp m, llvm::StringRef name) {
+  auto quantized = m->getAttrOfType<DictionaryAttr>("cq.quantized");
+  for (llvm::StringRef suffix : {".codes", ".norms"})
+    if (quantized && name.ends_with(suffix))
+      if (auto bits = quantized.getAs<IntegerAttr>(name.drop_back(suffix.size())))
+        return "cq" + std::to_string(bits.getInt());
+  return name.starts_with("cq.codebook.") ? "codebook" : "none";
+}
+
 int64_t moduleInt(ModuleOp m, llvm::StringRef name) {
   auto a = m->getAttrOfType<IntegerAttr>(name);
   return a ? a.getInt() : 0;
@@ -82,9 +96,10 @@ std::string specSource(ModuleOp m, const BundleInputs &in, const std::vector<std
      << "inline float* kv_of(const saguaro::ModelState& s) { return s.kv; }\n"
      << "inline const void* weight_of(const saguaro::ModelState& s, int slot) { return s.w[slot]; }\n\n"
      << "const saguaro::WeightSpec kWeights[] = {\n";
-  for (const std::string &name : slots)
-    os << "    {" << cString(name) << ", saguaro::DType::F32, " << in.model->weights.find(name)->bytes()
-       << "ull},\n";
+  for (const std::string &name : slots) {
+    const StoredTensor *t = in.model->weights.find(name);
+    os << "    {" << cString(name) << ", saguaro::DType::" << dtypeName(t->type) << ", " << t->bytes() << "ull},\n";
+  }
   os << "};\n\n"
      << "const saguaro::ModelSpec kSpec = {" << cString(d.name) << ", " << d.vocab << ", " << d.dim << ", "
      << d.layers << ", " << d.maxSeq << ", " << in.prefillChunk << ", " << moduleInt(m, "kern.arena_bytes")
@@ -166,11 +181,26 @@ llvm::json::Value manifest(ModuleOp m, const BundleInputs &in, const std::vector
       shape.push_back(dim);
     tensors.push_back(llvm::json::Object{{"name", name},
                                          {"shape", std::move(shape)},
-                                         {"dtype", "f32"},
-                                         {"quantization", "none"},
+                                         {"dtype", llvm::StringRef(dtypeName(t->type)).lower()},
+                                         {"quantization", quantizationOf(m, name)},
                                          {"layout", "row-major"},
                                          {"bytes", static_cast<int64_t>(t->bytes())}});
   }
+  // Bits per stored weight of every quantized matrix: (codes + norms) bytes * 8 / (N * K).
+  llvm::json::Array quantized;
+  if (auto q = m->getAttrOfType<DictionaryAttr>("cq.quantized"))
+    for (NamedAttribute entry : q) {
+      std::string name = entry.getName().str();
+      const StoredTensor *w = in.model->weights.find(name), *codes = in.model->weights.find(name + ".codes"),
+                         *norms = in.model->weights.find(name + ".norms");
+      if (!w || !codes || !norms || w->shape.size() != 2)
+        continue;
+      double weights = static_cast<double>(w->shape[0]) * static_cast<double>(w->shape[1]);
+      quantized.push_back(llvm::json::Object{
+          {"name", name},
+          {"bits", cast<IntegerAttr>(entry.getValue()).getInt()},
+          {"bits_per_weight", 8.0 * static_cast<double>(codes->bytes() + norms->bytes()) / weights}});
+    }
   llvm::json::Array sources;
   for (const auto &[file, hash] : in.sourceHashes)
     sources.push_back(llvm::json::Object{{"file", file}, {"xxh64", hash}});
@@ -205,6 +235,7 @@ llvm::json::Value manifest(ModuleOp m, const BundleInputs &in, const std::vector
       {"prefill_chunk", in.prefillChunk},
       {"sources", std::move(sources)},
       {"tensors", std::move(tensors)},
+      {"quantized", std::move(quantized)},
       {"memory", llvm::json::Object{{"arena_bytes", arena},
                                     {"kv_cache_bytes", kv},
                                     {"weights_blob_bytes", static_cast<int64_t>(blobBytes)},
@@ -254,7 +285,8 @@ llvm::Error saguaro::emitBundle(ModuleOp module, const BundleInputs &in, llvm::S
   std::vector<BlobTensor> tensors;
   for (const std::string &name : slots) {
     const StoredTensor *t = in.model->weights.find(name);
-    tensors.push_back(BlobTensor{name, "weight", "row-major", DType::F32, t->shape, t->data, t->bytes()});
+    tensors.push_back(BlobTensor{name, "weight", "row-major", static_cast<DType>(t->type), t->shape,
+                                 t->bytesData(), t->bytes()});
   }
   if (!in.tokenizer.empty())
     tensors.push_back(BlobTensor{in.tokenizerTensor, "tokenizer", "row-major", DType::U8,

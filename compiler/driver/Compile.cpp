@@ -5,9 +5,11 @@
 #include "compiler/import/GraphBuilder.h"
 #include "ChatCompiler.h"
 #include "compiler/tokenizer/TokenizerSource.h"
+#include "compiler/driver/QuantizeWeights.h"
 #include "compiler/pipelines/Pipelines.h"
 #include "xxh64.h"
 
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
@@ -112,7 +114,8 @@ llvm::Error importChatTemplate(const CompileOptions &o, BundleInputs &in, std::v
 
 llvm::Expected<std::string> saguaro::bundleKey(const CompileOptions &o) {
   std::string key = "saguaro 0.1.0|" + o.target + "|" + std::to_string(o.maxSeq) + "|" +
-                    std::to_string(o.prefillChunk) + "|" + o.tokenizer + "|" + o.chatTemplate + "|";
+                    std::to_string(o.prefillChunk) + "|" + o.tokenizer + "|" + o.chatTemplate + "|" +
+                    std::to_string(o.bits) + "|";
   std::vector<std::string> files;
   if (isDirectory(o.model)) {
     std::error_code ec;
@@ -126,6 +129,8 @@ llvm::Expected<std::string> saguaro::bundleKey(const CompileOptions &o) {
     files.push_back(o.tokenizer);
   if (!o.chatTemplate.empty())
     files.push_back(o.chatTemplate);
+  if (!o.policy.empty())
+    files.push_back(o.policy);
   for (const std::string &f : files) {
     if (isDirectory(f))
       continue;
@@ -172,7 +177,20 @@ llvm::Error saguaro::compileBundle(const CompileOptions &o, const std::string &o
   registerSaguaroDialects(registry);
   mlir::MLIRContext ctx(registry);
   ctx.loadAllAvailableDialects();
+  if (o.bits != 16 && (o.bits < 1 || o.bits > 4))
+    return fileError(o.model, "--bits must be 1, 2, 3, 4 or 16, got " + llvm::Twine(o.bits));
+  std::vector<std::pair<std::string, int64_t>> policy;
+  if (!o.policy.empty())
+    if (auto e = readPolicy(o.policy, model, policy))
+      return e;
   auto module = buildGraph(ctx, d, chunk);
+  if (!policy.empty()) {
+    mlir::Builder b(&ctx);
+    mlir::NamedAttrList entries;
+    for (auto &[name, bits] : policy)
+      entries.set(name, b.getI64IntegerAttr(bits));
+    (*module)->setAttr("cq.policy", entries.getDictionary(&ctx));
+  }
   std::string diagnostics;
   {
     mlir::ScopedDiagnosticHandler handler(&ctx, [&](mlir::Diagnostic &diag) {
@@ -180,9 +198,11 @@ llvm::Error saguaro::compileBundle(const CompileOptions &o, const std::string &o
       return mlir::success();
     });
     mlir::PassManager pm(&ctx);
-    buildCompilePipeline(pm);
+    buildCompilePipeline(pm, o.bits);
     if (mlir::failed(mlir::verify(*module)) || mlir::failed(pm.run(*module)))
       return fileError(o.model, "compilation failed: " + diagnostics);
   }
+  if (auto e = quantizeWeights(*module, model))
+    return e;
   return emitBundle(*module, in, outDir);
 }

@@ -13,6 +13,8 @@ struct CompileOptions {
   std::string tokenizer;  // optional tokenizer file (llama2.c tokenizer.bin or tokenizer.json)
   std::string chatTemplate; // optional Jinja file replacing tokenizer_config.json's chat_template
   std::string target = "generic";
+  int64_t bits = 16;         // default weight bits: 1-4 (codebook quantization) or 16 (float32)
+  std::string policy;        // optional JSON file: tensor name or kind -> bits
   int64_t maxSeq = 0;     // 0: the model's own limit, capped at kDefaultMaxSeq
   int64_t prefillChunk = 0; // 0: min(kDefaultPrefillChunk, the sequence length)
   bool verbose = false;

@@ -34,6 +34,7 @@ namespace {
 const char *kUsage = R"(usage:
   saguaro compile MODEL -o BUNDLE_DIR [--target generic|x86-avx2|aarch64-neon|aarch64-dotprod|aarch64-i8mm]
                   [--tokenizer FILE] [--chat-template FILE] [--max-seq N] [--prefill-chunk N]
+                  [--bits 1|2|3|4|16] [--policy FILE]
   saguaro run MODEL_OR_BUNDLE [--tokenizer FILE] -p PROMPT [-n STEPS] [-t TEMPERATURE] [--seed S]
                   [--top-k K] [--top-p P] [--min-p P] [--repetition-penalty R] [--target T]
                   [--max-seq N] [--prefill-chunk N]
@@ -105,6 +106,12 @@ llvm::Expected<CompileOptions> compileOptions(const Args &a) {
     o.target = a.flags.at("--target");
   if (a.flags.count("--chat-template"))
     o.chatTemplate = a.flags.at("--chat-template");
+  if (a.flags.count("--policy"))
+    o.policy = a.flags.at("--policy");
+  auto bits = intFlag(a, "--bits", 16);
+  if (!bits)
+    return bits.takeError();
+  o.bits = *bits;
   auto maxSeq = intFlag(a, "--max-seq", 0);
   auto chunk = intFlag(a, "--prefill-chunk", 0);
   if (!maxSeq)
@@ -205,7 +212,7 @@ int execBundle(const std::string &exe, const std::string &bundle, const std::vec
 }
 
 int cmdCompile(int argc, char **argv) {
-  auto a = parseArgs(argc, argv, {"-o", "--target", "--tokenizer", "--chat-template", "--max-seq", "--prefill-chunk"});
+  auto a = parseArgs(argc, argv, {"-o", "--target", "--tokenizer", "--chat-template", "--max-seq", "--prefill-chunk", "--bits", "--policy"});
   if (!a)
     return fail(llvm::toString(a.takeError()));
   if (!a->flags.count("-o"))
@@ -220,7 +227,7 @@ int cmdCompile(int argc, char **argv) {
 }
 
 int cmdRun(int argc, char **argv) {
-  auto a = parseArgs(argc, argv, {"--target", "--tokenizer", "--chat-template", "--max-seq", "--prefill-chunk"});
+  auto a = parseArgs(argc, argv, {"--target", "--tokenizer", "--chat-template", "--max-seq", "--prefill-chunk", "--bits", "--policy"});
   if (!a)
     return fail(llvm::toString(a.takeError()));
   if (!a->flags.count("-p"))
@@ -235,7 +242,7 @@ int cmdRun(int argc, char **argv) {
 }
 
 int cmdLogits(int argc, char **argv) {
-  auto a = parseArgs(argc, argv, {"--token-ids", "-o", "--target", "--tokenizer", "--chat-template", "--max-seq", "--prefill-chunk"});
+  auto a = parseArgs(argc, argv, {"--token-ids", "-o", "--target", "--tokenizer", "--chat-template", "--max-seq", "--prefill-chunk", "--bits", "--policy"});
   if (!a)
     return fail(llvm::toString(a.takeError()));
   if (!a->flags.count("--token-ids") || !a->flags.count("-o"))

@@ -51,12 +51,21 @@ struct ModelDesc {
   int64_t bosId = -1, eosId = -1;
 };
 
-/// One float32 tensor: either a view into a mapped source file or data the importer owns.
+/// Element types of stored tensors (the values of saguaro::DType in model_abi.h).
+enum class StoredType : uint32_t { F32 = 0, F16 = 1, U8 = 4 };
+
+/// One tensor: float32 (a view into a mapped source file or data the importer owns), or raw bytes
+/// of another type (quantized codes and norms made by the compiler).
 struct StoredTensor {
   std::vector<int64_t> shape;
   const float *data = nullptr;
   std::vector<float> owned; // set when converted (bf16/f16 -> f32)
+  StoredType type = StoredType::F32;
+  std::vector<uint8_t> raw; // the bytes when type is not F32
+  const void *bytesData() const { return type == StoredType::F32 ? static_cast<const void *>(data) : raw.data(); }
   uint64_t bytes() const {
+    if (type != StoredType::F32)
+      return raw.size();
     uint64_t n = 4;
     for (int64_t d : shape)
       n *= static_cast<uint64_t>(d);
@@ -71,6 +80,8 @@ public:
   void addView(const std::string &name, std::vector<int64_t> shape, const float *data);
   /// Adds a tensor whose data the store owns.
   void addOwned(const std::string &name, std::vector<int64_t> shape, std::vector<float> data);
+  /// Adds a tensor of raw bytes of `type` (quantized codes, norms).
+  void addRaw(const std::string &name, std::vector<int64_t> shape, StoredType type, std::vector<uint8_t> bytes);
   /// Keeps a mapped source file alive as long as the store.
   void keep(std::unique_ptr<llvm::MemoryBuffer> file) { files.push_back(std::move(file)); }
   const StoredTensor *find(llvm::StringRef name) const;

@@ -25,6 +25,15 @@ void WeightStore::addOwned(const std::string &name, std::vector<int64_t> shape,
   tensors[name] = std::move(t);
 }
 
+void WeightStore::addRaw(const std::string &name, std::vector<int64_t> shape, StoredType type,
+                         std::vector<uint8_t> bytes) {
+  auto t = std::make_unique<StoredTensor>();
+  t->shape = std::move(shape);
+  t->type = type;
+  t->raw = std::move(bytes);
+  tensors[name] = std::move(t);
+}
+
 const StoredTensor *WeightStore::find(llvm::StringRef name) const {
   auto it = tensors.find(name);
   return it == tensors.end() ? nullptr : it->second.get();

@@ -5,8 +5,9 @@
 #include "mlir/Pass/PassManager.h"
 
 namespace saguaro {
-/// llm -> fused llm -> kern -> planned kern -> EmitC: the pipeline `saguaro compile` runs.
-void buildCompilePipeline(mlir::PassManager &pm);
+/// llm -> fused llm -> (cq) -> kern -> planned kern -> EmitC: the pipeline `saguaro compile` runs.
+/// `bits` is the default weight bit width (16 keeps float32; the module's cq.policy overrides it).
+void buildCompilePipeline(mlir::PassManager &pm, int64_t bits = 16);
 /// Registers every dialect the pipeline touches.
 void registerSaguaroDialects(mlir::DialectRegistry &registry);
 } // namespace saguaro

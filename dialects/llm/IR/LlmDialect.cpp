@@ -106,6 +106,12 @@ LogicalResult GatedMlpOp::verify() {
   return success();
 }
 
+LogicalResult GluOp::verify() {
+  if (getAct() != "silu" && getAct() != "gelu_tanh")
+    return emitOpError() << "act must be \"silu\" or \"gelu_tanh\", got \"" << getAct() << "\"";
+  return success();
+}
+
 LogicalResult LogitsOp::verify() { return sameRows(*this, getInput().getType(), getType()); }
 
 #define GET_OP_CLASSES

@@ -148,6 +148,21 @@ def Llm_GatedMlpOp : Llm_Op<"gated_mlp", [Pure, SameOperandsAndResultType]> {
   let hasVerifier = 1;
 }
 
+def Llm_GluOp : Llm_Op<"glu", [Pure, SameOperandsAndResultType]> {
+  let summary = "Gated activation: act(gate) * up, with SiLU or GELU-tanh";
+  let description = [{
+    The middle of a gated MLP once its projections are separate ops (after quantization).
+
+    ```mlir
+    %h = llm.glu %g, %u {act = "silu"} : tensor<1x172xf32>
+    ```
+  }];
+  let arguments = (ins F32Rows:$gate, F32Rows:$up, StrAttr:$act);
+  let results = (outs F32Rows:$result);
+  let assemblyFormat = "$gate `,` $up attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
 def Llm_AddOp : Llm_Op<"add", [Pure, Commutative, SameOperandsAndResultType]> {
   let summary = "Element-wise sum (the residual connection)";
   let description = [{

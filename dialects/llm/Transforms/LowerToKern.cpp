@@ -8,6 +8,9 @@
 //===------------------------------------------------------------------------------------===//
 #include "dialects/llm/Transforms/Passes.h"
 
+#include "dialects/cq/IR/CqDialect.h"
+#include "dialects/cq/Transforms/Passes.h"
+
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -74,11 +77,31 @@ private:
 
   LogicalResult lower(Operation *op);
 
+  /// The CQ-rotated copy of activation `x` (rows x padded K), computed once per activation.
+  Value rotated(Location loc, Value x) {
+    Value &r = rotations[x];
+    if (r)
+      return r;
+    auto type = cast<RankedTensorType>(x.getType());
+    int64_t k = type.getDimSize(1), g = cq::groupSize(k);
+    r = alloc(loc, {type.getDimSize(0), (k + g - 1) / g * g});
+    call(loc, "cq_rotate_f32", {i64(k)}, {buffers.lookup(x), r}, {param("rows"), buffer(0), buffer(1)});
+    return r;
+  }
+  /// The three blob tensors of a CQ weight: codes, norms, codebook.
+  SmallVector<Attribute> cqWeights(WeightAttr w, cq::CodebookAttr cb) {
+    std::string codebook = "cq.codebook.b" + std::to_string(cb.getBits()) + ".g" + std::to_string(cb.getGroup());
+    return {kern::WeightAttr::get(b.getContext(), (w.getName() + ".codes").str()),
+            kern::WeightAttr::get(b.getContext(), (w.getName() + ".norms").str()),
+            kern::WeightAttr::get(b.getContext(), codebook)};
+  }
+
   func::FuncOp fn;
   OpBuilder b;
   const KvLayout &kv;
   int64_t maxSeq;
   DenseMap<Value, Value> buffers;
+  DenseMap<Value, Value> rotations;
   Value logits;
 };
 
@@ -195,6 +218,42 @@ LogicalResult FunctionLowering::lower(Operation *op) {
           call(loc, "softcap_f32", {i64(vocab)}, {},
                {param("logit_rows"), param("logits"), l.getSoftcapAttr()});
         logits = l;
+        return success();
+      })
+      .Case([&](GluOp g) {
+        Value out = allocLike(loc, g);
+        call(loc, "gated_act_f32", {i64(features(g)), i64(g.getAct() == "silu" ? 0 : 1)},
+             {buffers.lookup(g.getGate()), buffers.lookup(g.getUp()), out},
+             {rows, buffer(0), buffer(1), buffer(2)});
+        buffers[g] = out;
+        return success();
+      })
+      .Case([&](cq::MatmulOp m) {
+        Value xr = rotated(loc, m.getInput());
+        Value out = allocLike(loc, m);
+        SmallVector<Attribute> w = cqWeights(m.getWeight(), m.getCodebook());
+        call(loc, "cq_matmul_f32", {i64(features(m.getInput())), i64(features(m)), i64(m.getCodebook().getBits())},
+             {xr, out}, {rows, buffer(0), w[0], w[1], w[2], buffer(1)});
+        buffers[m] = out;
+        return success();
+      })
+      .Case([&](cq::LogitsOp l) {
+        int64_t vocab = features(l);
+        Value xr = rotated(loc, l.getInput());
+        SmallVector<Attribute> w = cqWeights(l.getWeight(), l.getCodebook());
+        call(loc, "cq_logits_f32", {i64(features(l.getInput())), i64(vocab), i64(l.getCodebook().getBits())}, xr,
+             {rows, param("all_logits"), buffer(0), w[0], w[1], w[2], param("logits")});
+        if (!l.getSoftcap().isZero())
+          call(loc, "softcap_f32", {i64(vocab)}, {}, {param("logit_rows"), param("logits"), l.getSoftcapAttr()});
+        logits = l;
+        return success();
+      })
+      .Case([&](cq::GatherOp e) {
+        Value out = allocLike(loc, e);
+        SmallVector<Attribute> w = cqWeights(e.getTable(), e.getCodebook());
+        call(loc, "cq_embed_f32", {i64(features(e)), i64(e.getCodebook().getBits())}, out,
+             {rows, param("tokens"), w[0], w[1], w[2], e.getScaleAttr(), buffer(0)});
+        buffers[e] = out;
         return success();
       })
       .Case([&](func::ReturnOp r) -> LogicalResult {

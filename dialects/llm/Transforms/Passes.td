@@ -34,6 +34,8 @@ def LowerToKern : Pass<"llm-lower-to-kern", "mlir::ModuleOp"> {
     `llm.max_seq` gives the cache length.
   }];
   let dependentDialects = ["saguaro::kern::KernDialect", "mlir::memref::MemRefDialect"];
+  // cq ops lower here too: cq.matmul / cq.logits rotate their activation once (cq_rotate_f32) and
+  // then call cq_matmul_f32 / cq_logits_f32 with the weight's `.codes`, `.norms` and codebook tensors.
 }
 
 #endif // SAGUARO_LLM_PASSES

@@ -11,6 +11,7 @@
 
 #include "saguaro/kernels/generic/activation.h"
 #include "saguaro/kernels/generic/attention.h"
+#include "saguaro/kernels/generic/cq.h"
 #include "saguaro/kernels/generic/elementwise.h"
 #include "saguaro/kernels/generic/embed.h"
 #include "saguaro/kernels/generic/matmul.h"
@@ -22,6 +23,10 @@ namespace saguaro::kernels {
 using generic::add_f32;
 using generic::add_rmsnorm_f32;
 using generic::attention_f32;
+using generic::cq_embed_f32;
+using generic::cq_logits_f32;
+using generic::cq_matmul_f32;
+using generic::cq_rotate_f32;
 using generic::embed_f32;
 using generic::gated_act_f32;
 using generic::head_rmsnorm_f32;

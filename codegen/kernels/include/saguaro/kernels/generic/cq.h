@@ -1,0 +1,156 @@
+// Codebook-quantized (CQ) kernels (generic): activation rotation, codebook matmul/logits, embedding decode.
+// Format: docs/quantization.md; primitives: saguaro/kernels/cq_format.h.
+#pragma once
+
+#include <cstdint>
+
+#include "saguaro/kernels/cq_format.h"
+
+namespace saguaro::kernels::generic {
+
+namespace cq_detail {
+
+/// Decodes `g` codes (a whole group, g a multiple of 8) of width Bits into codebook values.
+/// Each run of 8 codes occupies exactly Bits bytes, read as one little-endian word.
+template <int Bits>
+inline void decode_group(const uint8_t* codes, int g, const float* cb, float* out) {
+  static_assert(Bits >= 1 && Bits <= 4, "CQ codes are 1..4 bits");
+  constexpr uint32_t kMask = (1u << Bits) - 1u;
+  for (int i = 0; i < g; i += 8, codes += Bits) {
+    uint32_t word = 0;
+    for (int b = 0; b < Bits; ++b) word |= static_cast<uint32_t>(codes[b]) << (8 * b);
+    for (int k = 0; k < 8; ++k) out[i + k] = cb[(word >> (k * Bits)) & kMask];
+  }
+}
+
+}  // namespace cq_detail
+
+/// xr[r] = per group j of the zero-padded row x[r] (K floats): R_g x_j, g = group_size(K);
+/// xr holds rows × padded_k(K) floats and must not alias x.
+template <int K>
+inline void cq_rotate_f32(int32_t rows, const float* x, float* xr) {
+  constexpr int g = cq::group_size(K);
+  constexpr int G = cq::groups(K);
+  constexpr int Kp = cq::padded_k(K);
+  constexpr const cq::RotationTable<g>& rot = cq::kRotationTable<g>;
+  for (int32_t r = 0; r < rows; ++r) {
+    const float* src = x + static_cast<int64_t>(r) * K;
+    float* dst = xr + static_cast<int64_t>(r) * Kp;
+    for (int j = 0; j < G; ++j) {
+      const int k0 = j * g;
+      if (k0 + g <= K) {
+        cq::rotate(src + k0, dst + k0, g, rot.perm, rot.sign);
+      } else {
+        float buf[g];
+        for (int i = 0; i < g; ++i) buf[i] = k0 + i < K ? src[k0 + i] : 0.0f;
+        cq::rotate(buf, dst + k0, g, rot.perm, rot.sign);
+      }
+    }
+  }
+}
+
+/// y[r][n] = Σ_j half(norms[n][j]) · Σ_i codebook[code(n,j,i)] · xr[r][j·g+i] for rotated xr [rows][padded_k(K)];
+/// codes U8 [N][G·g·Bits/8], norms F16 [N][G], codebook F32 [2^Bits]. Each weight row is decoded once (stack
+/// buffer of padded_k(K) floats) and then applied to all rows, four at a time; every output sums its group dot
+/// products in i order and its groups in j order, so results do not depend on `rows`.
+template <int K, int N, int Bits>
+inline void cq_matmul_f32(int32_t rows, const float* xr, const void* codes, const void* norms, const void* codebook,
+                          float* y) {
+  constexpr int g = cq::group_size(K);
+  constexpr int G = cq::groups(K);
+  constexpr int Kp = cq::padded_k(K);
+  constexpr int kRowBytes = cq::row_code_bytes(K, Bits);
+  constexpr int kGroupBytes = cq::group_code_bytes(K, Bits);
+  const uint8_t* c = static_cast<const uint8_t*>(codes);
+  const uint16_t* nrm = static_cast<const uint16_t*>(norms);
+  const float* cb = static_cast<const float*>(codebook);
+  float w[Kp];
+  float sig[G];
+  for (int n = 0; n < N; ++n) {
+    const uint8_t* cn = c + static_cast<int64_t>(n) * kRowBytes;
+    for (int j = 0; j < G; ++j) {
+      cq_detail::decode_group<Bits>(cn + j * kGroupBytes, g, cb, w + j * g);
+      sig[j] = cq::half_to_float(nrm[static_cast<int64_t>(n) * G + j]);
+    }
+    int32_t r = 0;
+    for (; r + 4 <= rows; r += 4) {
+      const float* x0 = xr + static_cast<int64_t>(r) * Kp;
+      const float *x1 = x0 + Kp, *x2 = x1 + Kp, *x3 = x2 + Kp;
+      float a0 = 0.0f, a1 = 0.0f, a2 = 0.0f, a3 = 0.0f;
+      for (int j = 0; j < G; ++j) {
+        const float* wj = w + j * g;
+        const int k0 = j * g;
+        float d0 = 0.0f, d1 = 0.0f, d2 = 0.0f, d3 = 0.0f;
+        for (int i = 0; i < g; ++i) {
+          d0 += wj[i] * x0[k0 + i];
+          d1 += wj[i] * x1[k0 + i];
+          d2 += wj[i] * x2[k0 + i];
+          d3 += wj[i] * x3[k0 + i];
+        }
+        a0 += sig[j] * d0;
+        a1 += sig[j] * d1;
+        a2 += sig[j] * d2;
+        a3 += sig[j] * d3;
+      }
+      y[static_cast<int64_t>(r) * N + n] = a0;
+      y[static_cast<int64_t>(r + 1) * N + n] = a1;
+      y[static_cast<int64_t>(r + 2) * N + n] = a2;
+      y[static_cast<int64_t>(r + 3) * N + n] = a3;
+    }
+    for (; r < rows; ++r) {
+      const float* x0 = xr + static_cast<int64_t>(r) * Kp;
+      float a0 = 0.0f;
+      for (int j = 0; j < G; ++j) {
+        const float* wj = w + j * g;
+        const int k0 = j * g;
+        float d0 = 0.0f;
+        for (int i = 0; i < g; ++i) d0 += wj[i] * x0[k0 + i];
+        a0 += sig[j] * d0;
+      }
+      y[static_cast<int64_t>(r) * N + n] = a0;
+    }
+  }
+}
+
+/// CQ output projection: all rows of xr when `all`, else only the last row into y[0..N).
+template <int K, int N, int Bits>
+inline void cq_logits_f32(int32_t rows, bool all, const float* xr, const void* codes, const void* norms,
+                          const void* codebook, float* y) {
+  if (all) {
+    cq_matmul_f32<K, N, Bits>(rows, xr, codes, norms, codebook, y);
+  } else {
+    cq_matmul_f32<K, N, Bits>(1, xr + static_cast<int64_t>(rows - 1) * cq::padded_k(K), codes, norms, codebook, y);
+  }
+}
+
+/// out[r] = decoded row tok[r] of a CQ table [V][D] times `scale`: per group ŵ_j = σ_j · R_gᵀ c[code_j],
+/// first D elements; codes U8 [V][G·g·Bits/8], norms F16 [V][G], codebook F32 [2^Bits].
+template <int D, int Bits>
+inline void cq_embed_f32(int32_t rows, const int32_t* tok, const void* codes, const void* norms, const void* codebook,
+                         float scale, float* out) {
+  constexpr int g = cq::group_size(D);
+  constexpr int G = cq::groups(D);
+  constexpr int kRowBytes = cq::row_code_bytes(D, Bits);
+  constexpr int kGroupBytes = cq::group_code_bytes(D, Bits);
+  constexpr const cq::RotationTable<g>& rot = cq::kRotationTable<g>;
+  const uint8_t* c = static_cast<const uint8_t*>(codes);
+  const uint16_t* nrm = static_cast<const uint16_t*>(norms);
+  const float* cb = static_cast<const float*>(codebook);
+  float u[g];
+  float w[g];
+  for (int32_t r = 0; r < rows; ++r) {
+    const int64_t t = tok[r];
+    const uint8_t* ct = c + t * kRowBytes;
+    float* dst = out + static_cast<int64_t>(r) * D;
+    for (int j = 0; j < G; ++j) {
+      cq_detail::decode_group<Bits>(ct + j * kGroupBytes, g, cb, u);
+      cq::unrotate(u, w, g, rot.perm, rot.sign);
+      const float sigma = cq::half_to_float(nrm[t * G + j]);
+      const int k0 = j * g;
+      const int len = k0 + g <= D ? g : D - k0;
+      for (int i = 0; i < len; ++i) dst[k0 + i] = (sigma * w[i]) * scale;
+    }
+  }
+}
+
+}  // namespace saguaro::kernels::generic

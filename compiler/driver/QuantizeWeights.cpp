@@ -1,0 +1,111 @@
+//===- QuantizeWeights.cpp - store the weights the cq-quantize pass chose --------------===//
+#include "compiler/driver/QuantizeWeights.h"
+
+#include "compiler/quantize/quantize.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <cstring>
+#include <set>
+
+using namespace saguaro;
+
+namespace {
+/// Every weight matrix of the model by kind: the linears of the layers and the embedding table.
+void tensorsOfKind(const ModelDesc &d, llvm::StringRef kind, std::vector<std::string> &out) {
+  if (kind == "embedding") {
+    out.push_back(d.tokEmbedding);
+    return;
+  }
+  for (const LayerWeights &l : d.layerWeights)
+    for (const std::string &n : {l.wq, l.wk, l.wv, l.wo, l.gate, l.up, l.down})
+      out.push_back(n);
+  if (d.lmHead != d.tokEmbedding)
+    out.push_back(d.lmHead);
+}
+
+/// A progress bar redrawn in place on a terminal (logs get only the final summary line).
+void progress(size_t done, size_t total, double seconds) {
+  if (!llvm::errs().is_displayed())
+    return;
+  int width = 30, filled = total ? static_cast<int>(width * done / total) : width;
+  llvm::errs() << "\rsaguaro: quantizing [" << std::string(filled, '#') << std::string(width - filled, ' ') << "] "
+               << done << "/" << total << " tensors, " << llvm::format("%.1f", seconds) << " s";
+  if (done == total)
+    llvm::errs() << "\n";
+}
+} // namespace
+
+llvm::Error saguaro::readPolicy(llvm::StringRef path, const ImportedModel &model,
+                                std::vector<std::pair<std::string, int64_t>> &policy) {
+  auto file = llvm::MemoryBuffer::getFile(path);
+  if (!file)
+    return fileError(path, "cannot read: " + file.getError().message());
+  auto json = llvm::json::parse((*file)->getBuffer());
+  if (!json)
+    return fileError(path, "not valid JSON: " + llvm::toString(json.takeError()));
+  const llvm::json::Object *o = json->getAsObject();
+  if (!o)
+    return fileError(path, "must be a JSON object of tensor name or kind -> bits");
+  // Kinds first, so that a tensor named explicitly overrides its kind.
+  std::vector<std::pair<std::string, int64_t>> kinds, names;
+  for (const auto &[key, value] : *o) {
+    std::optional<int64_t> bits = value.getAsInteger();
+    if (!bits || !(*bits == 16 || (*bits >= 1 && *bits <= 4)))
+      return fileError(path, "'" + key.str() + "' must map to 1, 2, 3, 4 or 16 bits");
+    if (key == "linear" || key == "embedding") {
+      std::vector<std::string> members;
+      tensorsOfKind(model.desc, key, members);
+      for (const std::string &m : members)
+        kinds.push_back({m, *bits});
+    } else if (!model.weights.contains(key)) {
+      return fileError(path, "names unknown tensor '" + key.str() + "' (or kind; kinds are linear, embedding)");
+    } else {
+      names.push_back({key.str(), *bits});
+    }
+  }
+  policy = kinds;
+  policy.insert(policy.end(), names.begin(), names.end());
+  return llvm::Error::success();
+}
+
+llvm::Error saguaro::quantizeWeights(mlir::ModuleOp module, ImportedModel &model) {
+  auto chosen = module->getAttrOfType<mlir::DictionaryAttr>("cq.quantized");
+  if (!chosen || chosen.empty())
+    return llvm::Error::success();
+  auto start = std::chrono::steady_clock::now();
+  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+  std::set<std::pair<int, int>> codebooks;
+  size_t done = 0;
+  for (mlir::NamedAttribute entry : chosen) {
+    std::string name = entry.getName().str();
+    int bits = static_cast<int>(mlir::cast<mlir::IntegerAttr>(entry.getValue()).getInt());
+    const StoredTensor *w = model.weights.find(name);
+    if (!w || w->shape.size() != 2)
+      return fileError(name, "cannot quantize: not a matrix of the model");
+    int64_t n = w->shape[0], k = w->shape[1];
+    std::string problem = quant::cq_input_error(w->data, n, k, bits);
+    if (!problem.empty())
+      return fileError(name, "cannot quantize: " + problem);
+    quant::CqTensor q = quant::quantize_cq(w->data, n, k, bits);
+    std::vector<uint8_t> norms(q.norms.size() * 2);
+    std::memcpy(norms.data(), q.norms.data(), norms.size());
+    int64_t rowBytes = n ? static_cast<int64_t>(q.codes.size()) / n : 0;
+    model.weights.addRaw(name + ".codes", {n, rowBytes}, StoredType::U8, std::move(q.codes));
+    model.weights.addRaw(name + ".norms", {n, q.groups}, StoredType::F16, std::move(norms));
+    codebooks.insert({bits, q.g});
+    progress(++done, chosen.size(), elapsed());
+  }
+  for (auto [bits, g] : codebooks) {
+    const std::vector<float> &c = quant::codebook(g, bits);
+    // Codebooks are float32 data the store owns.
+    model.weights.addOwned("cq.codebook.b" + std::to_string(bits) + ".g" + std::to_string(g),
+                           {static_cast<int64_t>(c.size())}, c);
+  }
+  llvm::errs() << "saguaro: quantized " << done << " tensors in " << llvm::format("%.1f", elapsed()) << " s\n";
+  return llvm::Error::success();
+}

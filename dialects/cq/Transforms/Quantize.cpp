@@ -1,0 +1,140 @@
+//===- Quantize.cpp - cq-quantize ------------------------------------------------------===//
+//
+// Chooses each weight's bit width and rewrites the ops that read it into their cq forms. The
+// weights themselves are quantized by the bundle writer (compiler/quantize/), which reads the
+// choices from `cq.quantized`; the IR never holds weight data.
+//
+//===------------------------------------------------------------------------------------===//
+#include "dialects/cq/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace saguaro::cq {
+#define GEN_PASS_DEF_QUANTIZE
+#include "dialects/cq/Transforms/Passes.h.inc"
+} // namespace saguaro::cq
+
+using namespace mlir;
+using namespace saguaro;
+
+int64_t saguaro::cq::groupSize(int64_t k) {
+  int64_t g = 8;
+  while (g < k && g < 128)
+    g *= 2;
+  return g;
+}
+
+namespace {
+struct QuantizePass : cq::impl::QuantizeBase<QuantizePass> {
+  using QuantizeBase::QuantizeBase;
+
+  /// Bits for `weight` (16 = float32), from the policy or the default; records the choice.
+  FailureOr<int64_t> bitsFor(Operation *op, llm::WeightAttr weight) {
+    int64_t b = bits;
+    if (auto policy = getOperation()->getAttrOfType<DictionaryAttr>("cq.policy"))
+      if (auto entry = policy.getAs<IntegerAttr>(weight.getName()))
+        b = entry.getInt();
+    if (b != 16 && (b < 1 || b > 4))
+      return op->emitOpError() << "unsupported bit width " << b << " for '" << weight.getName()
+                               << "' (1, 2, 3, 4 or 16)";
+    if (b != 16)
+      chosen[weight.getName()] = b;
+    return b;
+  }
+
+  cq::CodebookAttr codebook(int64_t bits, int64_t k) {
+    return cq::CodebookAttr::get(&getContext(), bits, cq::groupSize(k));
+  }
+
+  /// A linear product as cq.matmul or llm.linear, by the weight's bits.
+  FailureOr<Value> product(OpBuilder &b, Operation *at, Value x, llm::WeightAttr w, RankedTensorType type) {
+    FailureOr<int64_t> bw = bitsFor(at, w);
+    if (failed(bw))
+      return failure();
+    int64_t k = cast<RankedTensorType>(x.getType()).getDimSize(1);
+    if (*bw == 16)
+      return b.create<llm::LinearOp>(at->getLoc(), type, x, w).getResult();
+    return b.create<cq::MatmulOp>(at->getLoc(), type, x, w, codebook(*bw, k)).getResult();
+  }
+
+  LogicalResult rewrite(Operation *op) {
+    OpBuilder b(op);
+    if (auto l = dyn_cast<llm::LinearOp>(op)) {
+      FailureOr<int64_t> bw = bitsFor(op, l.getWeight());
+      if (failed(bw) || *bw == 16)
+        return failed(bw) ? failure() : success();
+      FailureOr<Value> y = product(b, op, l.getInput(), l.getWeight(), l.getType());
+      if (failed(y))
+        return failure();
+      l.replaceAllUsesWith(*y);
+      op->erase();
+      return success();
+    }
+    if (auto m = dyn_cast<llm::GatedMlpOp>(op)) {
+      FailureOr<int64_t> g = bitsFor(op, m.getGate()), u = bitsFor(op, m.getUp()), d = bitsFor(op, m.getDown());
+      if (failed(g) || failed(u) || failed(d))
+        return failure();
+      if (*g == 16 && *u == 16 && *d == 16)
+        return success();
+      auto in = cast<RankedTensorType>(m.getType());
+      auto hiddenType = RankedTensorType::get({in.getDimSize(0), m.getHidden()}, in.getElementType());
+      FailureOr<Value> gate = product(b, op, m.getInput(), m.getGate(), hiddenType);
+      FailureOr<Value> up = product(b, op, m.getInput(), m.getUp(), hiddenType);
+      if (failed(gate) || failed(up))
+        return failure();
+      Value h = b.create<llm::GluOp>(op->getLoc(), *gate, *up, m.getActAttr());
+      FailureOr<Value> down = product(b, op, h, m.getDown(), in);
+      if (failed(down))
+        return failure();
+      m.replaceAllUsesWith(*down);
+      op->erase();
+      return success();
+    }
+    if (auto e = dyn_cast<llm::EmbedOp>(op)) {
+      FailureOr<int64_t> bw = bitsFor(op, e.getTable());
+      if (failed(bw) || *bw == 16)
+        return failed(bw) ? failure() : success();
+      int64_t d = cast<RankedTensorType>(e.getType()).getDimSize(1);
+      Value y = b.create<cq::GatherOp>(op->getLoc(), e.getType(), e.getTokens(), e.getTable(),
+                                       codebook(*bw, d), e.getScaleAttr());
+      e.replaceAllUsesWith(y);
+      op->erase();
+      return success();
+    }
+    if (auto l = dyn_cast<llm::LogitsOp>(op)) {
+      FailureOr<int64_t> bw = bitsFor(op, l.getWeight());
+      if (failed(bw) || *bw == 16)
+        return failed(bw) ? failure() : success();
+      int64_t k = cast<RankedTensorType>(l.getInput().getType()).getDimSize(1);
+      Value y = b.create<cq::LogitsOp>(op->getLoc(), l.getType(), l.getInput(), l.getWeight(),
+                                       codebook(*bw, k), l.getSoftcapAttr());
+      l.replaceAllUsesWith(y);
+      op->erase();
+      return success();
+    }
+    return success();
+  }
+
+  void runOnOperation() override {
+    if (bits != 16 && (bits < 1 || bits > 4)) {
+      getOperation().emitError() << "cq-quantize: unsupported bits=" << bits << " (1, 2, 3, 4 or 16)";
+      return signalPassFailure();
+    }
+    SmallVector<Operation *> ops;
+    getOperation().walk([&](Operation *op) {
+      if (isa<llm::LinearOp, llm::GatedMlpOp, llm::EmbedOp, llm::LogitsOp>(op))
+        ops.push_back(op);
+    });
+    for (Operation *op : ops)
+      if (failed(rewrite(op)))
+        return signalPassFailure();
+    Builder b(&getContext());
+    SmallVector<NamedAttribute> entries;
+    for (auto &[name, w] : chosen)
+      entries.push_back(b.getNamedAttr(name, b.getI64IntegerAttr(w)));
+    getOperation()->setAttr("cq.quantized", b.getDictionaryAttr(entries));
+  }
+
+  llvm::MapVector<StringRef, int64_t> chosen;
+};
+} // namespace
