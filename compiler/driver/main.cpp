@@ -12,6 +12,7 @@
 //===------------------------------------------------------------------------------------===//
 #include "compiler/driver/BenchTokenizer.h"
 #include "compiler/driver/Compile.h"
+#include "compiler/driver/Inspect.h"
 #include "compiler/driver/Tokenize.h"
 #include "compiler/import/ModelDesc.h"
 
@@ -40,6 +41,7 @@ const char *kUsage = R"(usage:
                   [--max-seq N] [--prefill-chunk N]
   saguaro tokenize SOURCE TEXT [--decode] [--no-special]
   saguaro bench tokenizer SOURCE [--text FILE] [--json]
+  saguaro inspect BUNDLE [--tensor NAME -o FILE]
   saguaro logits MODEL_OR_BUNDLE --token-ids FILE -o OUT.npy [--tokenizer FILE] [--target T]
                   [--max-seq N] [--prefill-chunk N]
 )";
@@ -277,6 +279,16 @@ int cmdTokenize(int argc, char **argv) {
   o.input = positional[1];
   return runTokenize(o);
 }
+int cmdInspect(int argc, char **argv) {
+  auto a = parseArgs(argc, argv, {"--tensor", "-o"});
+  if (!a)
+    return fail(llvm::toString(a.takeError()));
+  if (a->flags.count("--tensor") != a->flags.count("-o"))
+    return fail("inspect needs both --tensor NAME and -o FILE, or neither");
+  return runInspect(a->positional, a->flags.count("--tensor") ? a->flags.at("--tensor") : "",
+                    a->flags.count("-o") ? a->flags.at("-o") : "");
+}
+
 int cmdBench(int argc, char **argv) {
   if (argc < 4 || std::string(argv[2]) != "tokenizer")
     return fail("usage: saguaro bench tokenizer SOURCE [--text FILE] [--json]");
@@ -311,6 +323,8 @@ int main(int argc, char **argv) {
     return cmdTokenize(argc, argv);
   if (cmd == "bench")
     return cmdBench(argc, argv);
+  if (cmd == "inspect")
+    return cmdInspect(argc, argv);
   llvm::errs() << "saguaro: unknown command '" << cmd << "'\n" << kUsage;
   return 2;
 }

@@ -1,0 +1,83 @@
+"""Issue 4, acceptance 1: logits of a compiled CQ model (1, 2, 3 and 4 bits, embeddings included) equal
+those of the independent oracles: test/reference/cq_reference.py dequantizes the stored codes and norms
+(computing its own codebook and rotation from docs/quantization.md), and llama2c_reference.py runs the
+dequantized model; agreement within 1e-3 of the logits' scale."""
+import json
+import os
+import struct
+
+import numpy as np
+
+import common
+
+DIM, HIDDEN, LAYERS, HEADS, KV_HEADS, VOCAB, SEQ = 96, 200, 2, 4, 2, 80, 64
+LAYER_TENSORS = [("attention_norm", (DIM,)), ("wq", (DIM, DIM)), ("wk", (KV_HEADS * DIM // HEADS, DIM)),
+                 ("wv", (KV_HEADS * DIM // HEADS, DIM)), ("wo", (DIM, DIM)), ("ffn_norm", (DIM,)),
+                 ("w1", (HIDDEN, DIM)), ("w2", (DIM, HIDDEN)), ("w3", (HIDDEN, DIM))]
+
+
+def random_weights():
+    """Named tensors of a random llama2.c model (shared classifier), in Saguaro's importer names."""
+    rng = np.random.default_rng(11)
+    w = {"tok_embeddings": rng.normal(0, 0.5, (VOCAB, DIM)).astype(np.float32)}
+    for l in range(LAYERS):
+        for name, shape in LAYER_TENSORS:
+            scale = 1.0 if len(shape) == 1 else 0.3 / np.sqrt(shape[1])
+            mean = 1.0 if len(shape) == 1 else 0.0
+            w[f"layers.{l}.{name}"] = rng.normal(mean, scale, shape).astype(np.float32)
+    w["norm"] = rng.normal(1.0, 0.1, (DIM,)).astype(np.float32)
+    return w
+
+
+def write_checkpoint(path, w):
+    """run.c's order: embeddings, then each per-layer kind stacked over layers, final norm, RoPE tables."""
+    parts = [w["tok_embeddings"]]
+    for name, _ in LAYER_TENSORS:
+        parts += [w[f"layers.{l}.{name}"] for l in range(LAYERS)]
+    parts += [w["norm"], np.zeros(SEQ * (DIM // HEADS), np.float32)]
+    with open(path, "wb") as f:
+        f.write(struct.pack("<7i", DIM, HIDDEN, LAYERS, HEADS, KV_HEADS, VOCAB, SEQ))
+        for p in parts:
+            f.write(np.ascontiguousarray(p, np.float32).tobytes())
+
+
+def main():
+    args = common.parse_args()
+    w = random_weights()
+    model = os.path.join(args.work_dir, "model.bin")
+    write_checkpoint(model, w)
+    ids = os.path.join(args.work_dir, "ids.txt")
+    open(ids, "w").write(" ".join(str((5 * i + 3) % VOCAB) for i in range(40)) + "\n")
+    cq_ref, compare = common.reference_script(args, "cq_reference.py"), os.path.join(os.path.dirname(__file__),
+                                                                                      "compare_logits.py")
+    for bits in (4, 3, 2, 1):
+        work = os.path.join(args.work_dir, f"b{bits}")
+        bundle = os.path.join(work, "bundle")
+        common.run([args.saguaro, "compile", model, "-o", bundle, "--bits", str(bits), "--prefill-chunk", "16"], args)
+        quantized = json.load(open(os.path.join(bundle, "manifest.json")))["quantized"]
+        if len(quantized) != 1 + 7 * LAYERS:
+            raise SystemExit(f"FAIL: expected every matrix and the embedding quantized, got {len(quantized)}")
+        deq = dict(w)
+        for q in quantized:
+            name = q["name"]
+            files = {}
+            for part in ("codes", "norms"):
+                files[part] = os.path.join(work, f"{name}.{part}")
+                common.run([args.saguaro, "inspect", bundle, "--tensor", f"{name}.{part}", "-o", files[part]], args)
+            out = os.path.join(work, f"{name}.npy")
+            common.run([common.python(), cq_ref, "dequantize", "--codes", files["codes"], "--norms", files["norms"],
+                        "--bits", str(bits), "--k", str(w[name].shape[1]), "-o", out], args)
+            deq[name] = np.load(out).astype(np.float32).reshape(w[name].shape)
+        dequantized = os.path.join(work, "dequantized.bin")
+        write_checkpoint(dequantized, deq)
+        ours, ref = os.path.join(work, "ours.npy"), os.path.join(work, "ref.npy")
+        common.run([args.saguaro, "logits", bundle, "--token-ids", ids, "-o", ours], args)
+        common.run([common.python(), common.reference_script(args, "llama2c_reference.py"), dequantized,
+                    "--token-ids", ids, "-o", ref], args)
+        out = common.run([common.python(), compare, ours, ref, "--rtol-scale", "1e-3"], args)
+        bpw = sorted({round(q["bits_per_weight"], 3) for q in quantized})
+        print(f"CQ{bits}: {out.stdout.decode().strip()}; bits per weight {bpw}")
+
+
+if __name__ == "__main__":
+    main()
