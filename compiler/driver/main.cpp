@@ -11,7 +11,9 @@
 //
 //===------------------------------------------------------------------------------------===//
 #include "compiler/driver/BenchTokenizer.h"
+#include "compiler/driver/BundleCache.h"
 #include "compiler/driver/Compile.h"
+#include "compiler/driver/Eval.h"
 #include "compiler/driver/Inspect.h"
 #include "compiler/driver/Tokenize.h"
 #include "compiler/import/ModelDesc.h"
@@ -42,6 +44,8 @@ const char *kUsage = R"(usage:
   saguaro tokenize SOURCE TEXT [--decode] [--no-special]
   saguaro bench tokenizer SOURCE [--text FILE] [--json]
   saguaro inspect BUNDLE [--tensor NAME -o FILE]
+  saguaro eval MODEL --text FILE [--tokenizer FILE] [--bits 4,3,2] [--method cq,rtn-asym,rtn-sym]
+                  [--max-tokens N] [--json]
   saguaro logits MODEL_OR_BUNDLE --token-ids FILE -o OUT.npy [--tokenizer FILE] [--target T]
                   [--max-seq N] [--prefill-chunk N]
 )";
@@ -128,58 +132,6 @@ llvm::Expected<CompileOptions> compileOptions(const Args &a) {
   return o;
 }
 
-bool isBundle(const std::string &path) {
-  llvm::SmallString<256> blob(path), cmake(path);
-  llvm::sys::path::append(blob, "weights.sgw");
-  llvm::sys::path::append(cmake, "CMakeLists.txt");
-  return llvm::sys::fs::exists(blob) && llvm::sys::fs::exists(cmake);
-}
-
-std::string cacheRoot() {
-  if (const char *dir = std::getenv("SAGUARO_CACHE_DIR"))
-    return dir;
-  llvm::SmallString<256> p;
-  if (const char *xdg = std::getenv("XDG_CACHE_HOME"))
-    p = xdg;
-  else if (const char *home = std::getenv("HOME"))
-    (p = home), llvm::sys::path::append(p, ".cache");
-  else
-    p = "/tmp";
-  llvm::sys::path::append(p, "saguaro");
-  return p.str().str();
-}
-
-/// Runs a program quietly; on failure shows its output.
-llvm::Error runQuiet(llvm::ArrayRef<llvm::StringRef> args, llvm::StringRef logPath) {
-  auto program = llvm::sys::findProgramByName(args[0]);
-  if (!program)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(), args[0].str() + " not found on PATH");
-  std::optional<llvm::StringRef> redirects[] = {std::nullopt, logPath, logPath};
-  std::string err;
-  int rc = llvm::sys::ExecuteAndWait(*program, args, std::nullopt, redirects, 0, 0, &err);
-  if (rc != 0) {
-    if (auto log = llvm::MemoryBuffer::getFile(logPath))
-      llvm::errs() << (*log)->getBuffer();
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "'" + llvm::join(args, " ") + "' failed" + (err.empty() ? "" : ": " + err));
-  }
-  return llvm::Error::success();
-}
-
-/// Builds a bundle's program (once) and returns its path.
-llvm::Expected<std::string> buildBundle(const std::string &bundle) {
-  std::string build = bundle + "/build", exe = build + "/saguaro_bundle";
-  if (llvm::sys::fs::exists(exe))
-    return exe;
-  std::string log = bundle + "/build.log";
-  llvm::errs() << "saguaro: building " << bundle << "\n";
-  if (auto e = runQuiet({"cmake", "-S", bundle, "-B", build, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release"}, log))
-    return std::move(e);
-  if (auto e = runQuiet({"cmake", "--build", build}, log))
-    return std::move(e);
-  return exe;
-}
-
 /// The bundle for MODEL_OR_BUNDLE: itself, or a cached compilation of the model.
 llvm::Expected<std::string> bundleFor(const Args &a) {
   if (isBundle(a.positional))
@@ -187,18 +139,7 @@ llvm::Expected<std::string> bundleFor(const Args &a) {
   auto o = compileOptions(a);
   if (!o)
     return o.takeError();
-  auto key = bundleKey(*o);
-  if (!key)
-    return key.takeError();
-  std::string dir = cacheRoot() + "/" + *key;
-  if (!isBundle(dir)) {
-    if (std::error_code ec = llvm::sys::fs::create_directories(cacheRoot()))
-      return fileError(cacheRoot(), "cannot create the cache directory: " + ec.message());
-    llvm::errs() << "saguaro: compiling " << a.positional << " -> " << dir << "\n";
-    if (auto e = compileBundle(*o, dir))
-      return std::move(e);
-  }
-  return dir;
+  return cachedBundle(*o);
 }
 
 int execBundle(const std::string &exe, const std::string &bundle, const std::vector<std::string> &args) {
@@ -279,6 +220,53 @@ int cmdTokenize(int argc, char **argv) {
   o.input = positional[1];
   return runTokenize(o);
 }
+/// Splits "a,b,c".
+std::vector<std::string> splitList(const std::string &s) {
+  llvm::SmallVector<llvm::StringRef> parts;
+  llvm::StringRef(s).split(parts, ',', -1, false);
+  std::vector<std::string> out;
+  for (llvm::StringRef p : parts)
+    out.push_back(p.trim().str());
+  return out;
+}
+
+int cmdEval(int argc, char **argv) {
+  std::vector<char *> rest;
+  EvalOptions o;
+  for (int i = 0; i < argc; ++i) {
+    if (std::string(argv[i]) == "--json")
+      o.json = true;
+    else
+      rest.push_back(argv[i]);
+  }
+  auto a = parseArgs(static_cast<int>(rest.size()), rest.data(),
+                     {"--text", "--tokenizer", "--bits", "--method", "--max-tokens"});
+  if (!a)
+    return fail(llvm::toString(a.takeError()));
+  if (!a->flags.count("--text"))
+    return fail("eval needs --text FILE");
+  o.model = a->positional;
+  o.text = a->flags.at("--text");
+  if (a->flags.count("--tokenizer"))
+    o.tokenizer = a->flags.at("--tokenizer");
+  if (a->flags.count("--method"))
+    o.methods = splitList(a->flags.at("--method"));
+  if (a->flags.count("--bits")) {
+    o.bits.clear();
+    for (const std::string &b : splitList(a->flags.at("--bits"))) {
+      int v = 0;
+      if (llvm::StringRef(b).getAsInteger(10, v))
+        return fail("--bits takes a comma-separated list of integers, got '" + b + "'");
+      o.bits.push_back(v);
+    }
+  }
+  auto maxTokens = intFlag(*a, "--max-tokens", 2048);
+  if (!maxTokens || *maxTokens < 2)
+    return fail(maxTokens ? "--max-tokens must be at least 2" : llvm::toString(maxTokens.takeError()));
+  o.maxTokens = static_cast<int>(*maxTokens);
+  return runEval(o);
+}
+
 int cmdInspect(int argc, char **argv) {
   auto a = parseArgs(argc, argv, {"--tensor", "-o"});
   if (!a)
@@ -325,6 +313,8 @@ int main(int argc, char **argv) {
     return cmdBench(argc, argv);
   if (cmd == "inspect")
     return cmdInspect(argc, argv);
+  if (cmd == "eval")
+    return cmdEval(argc, argv);
   llvm::errs() << "saguaro: unknown command '" << cmd << "'\n" << kUsage;
   return 2;
 }

@@ -119,10 +119,10 @@ CqTensor quantize_cq(const float* w, int64_t N, int64_t K, int bits) {
         if (!ge.empty()) throw std::invalid_argument(ge);
         if (ss == 0.0) continue;  // codes 0, norm 0
         const double sigma = std::sqrt(ss);
-        t.norms[n * G + j] = cq::float_to_half(static_cast<float>(sigma));
         for (int i = 0; i < g; ++i) u[i] = static_cast<float>(double(buf[i]) / sigma);
         cq::rotate(u.data(), r.data(), g, rot.perm.data(), rot.sign.data());
         uint8_t* dst = codes + int64_t(j) * group_bytes;
+        double dot = 0, cc = 0;  // <r, c[code]> and |c[code]|^2 for the least-squares group scale
         for (int i0 = 0; i0 < g; i0 += 8, dst += bits) {
           uint32_t word = 0;
           for (int kk = 0; kk < 8; ++kk) {
@@ -131,9 +131,14 @@ CqTensor quantize_cq(const float* w, int64_t N, int64_t K, int bits) {
             for (int step = levels >> 1; step > 0; step >>= 1)
               if (x > mids[code + step - 1]) code += step;
             word |= code << (kk * bits);
+            dot += x * double(cb[code]);
+            cc += double(cb[code]) * double(cb[code]);
           }
           for (int by = 0; by < bits; ++by) dst[by] = static_cast<uint8_t>(word >> (8 * by));
         }
+        // The stored scale minimises |w - s * R^T c[code]|: sigma * <r, c> / |c|^2 (docs/quantization.md).
+        const double scale = cc > 0 ? sigma * dot / cc : sigma;
+        t.norms[n * G + j] = cq::float_to_half(static_cast<float>(scale));
       }
     }
   });

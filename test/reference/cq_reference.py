@@ -188,7 +188,11 @@ def quantize(W, bits):
     idx[sigma == 0] = 0
     bitsarr = ((idx.reshape(N, Kp)[:, :, None] >> np.arange(bits)) & 1).astype(np.uint8).reshape(N, Kp * bits)
     codes = np.packbits(bitsarr, axis=1, bitorder="little")
-    return codes, sigma.astype(np.float16)
+    # Least-squares group scale: sigma * <r, c[code]> / |c[code]|^2 (the norm itself when that is 0).
+    c = cb[idx]
+    cc = (c * c).sum(axis=2)
+    scale = np.where(cc > 0, sigma * (r * c).sum(axis=2) / np.where(cc > 0, cc, 1.0), sigma)
+    return codes, scale.astype(np.float16)
 
 
 # ------------------------------------------------------------------------------------------------- CLI

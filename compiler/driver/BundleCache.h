@@ -1,0 +1,22 @@
+//===- BundleCache.h - compile into the cache, build bundles ---------------------------===//
+#ifndef SAGUARO_COMPILER_DRIVER_BUNDLECACHE_H
+#define SAGUARO_COMPILER_DRIVER_BUNDLECACHE_H
+
+#include "compiler/driver/Compile.h"
+
+#include <string>
+
+namespace saguaro {
+
+/// True when `path` is a bundle directory (weights.sgw and CMakeLists.txt).
+bool isBundle(const std::string &path);
+/// $SAGUARO_CACHE_DIR, else $XDG_CACHE_HOME/saguaro, else ~/.cache/saguaro.
+std::string cacheRoot();
+/// Builds a bundle's program with CMake (once) and returns its path.
+llvm::Expected<std::string> buildBundle(const std::string &bundle);
+/// The cached bundle of these options (content-addressed), compiling it when missing.
+llvm::Expected<std::string> cachedBundle(const CompileOptions &options);
+
+} // namespace saguaro
+
+#endif // SAGUARO_COMPILER_DRIVER_BUNDLECACHE_H

@@ -1,0 +1,50 @@
+"""`saguaro eval` end to end on the default model: one run gives, per method and bit width, the stored bits
+per weight, mean KL to fp32, top-1 agreement and perplexity (--json), and rejects bad input cleanly. The
+numbers are properties of the models, printed for the record; the test checks what must hold whatever they
+are: KL falls as bits rise, stored bits match the format, and the bad-input errors."""
+import json
+import os
+import sys
+
+import common
+
+
+def main():
+    args = common.parse_args()
+    sys.path.insert(0, os.path.join(args.source_dir, "examples", "train"))
+    import corpus  # the trainer's own question families, held-out seed
+
+    model = os.path.join(args.source_dir, "examples", "models", "default")
+    text = os.path.join(args.work_dir, "qa.txt")
+    held_out = corpus.generate_eval(seed=4242, per_family=6)
+    open(text, "w").write("".join(corpus.format_example(q, a) for v in held_out.values() for (q, a) in v))
+    out = common.run([args.saguaro, "eval", model, "--text", text, "--bits", "4,3,2", "--method", "cq,rtn-asym",
+                      "--json"], args)
+    report = json.loads(out.stdout)
+    print(json.dumps(report, indent=1))
+    rows = {(r["method"], r["bits"]): r for r in report["results"]}
+    if len(rows) != 6:
+        raise SystemExit(f"FAIL: expected 6 configurations, got {sorted(rows)}")
+    for method in ("cq", "rtn-asym"):
+        kls = [rows[(method, b)]["kl"] for b in (4, 3, 2)]
+        if not kls[0] < kls[1] < kls[2]:
+            raise SystemExit(f"FAIL: {method} KL does not fall with more bits: {kls}")
+    for b in (4, 3, 2):  # hidden 128 and intermediate 512: every group has 128 elements
+        if abs(rows[("cq", b)]["bpw"] - (b + 16 / 128)) > 1e-9:
+            raise SystemExit(f"FAIL: CQ{b} stores {rows[('cq', b)]['bpw']} bits per weight")
+
+    for bad, say in ((["--bits", "5"], "1, 2, 3 or 4"), (["--method", "awq"], "unknown method 'awq'")):
+        proc = common.run([args.saguaro, "eval", model, "--text", text] + bad, args, check=False)
+        err = proc.stderr.decode().strip().splitlines()
+        if proc.returncode != 1 or len(err) != 1 or say not in err[0]:
+            raise SystemExit(f"FAIL: {bad} gave exit {proc.returncode} and {err}")
+    empty = os.path.join(args.work_dir, "empty.txt")
+    open(empty, "w").close()
+    proc = common.run([args.saguaro, "eval", model, "--text", empty], args, check=False)
+    if proc.returncode != 1 or "empty.txt: the text is empty" not in proc.stderr.decode():
+        raise SystemExit(f"FAIL: an empty text gave {proc.returncode} {proc.stderr!r}")
+    print("bad input: clean one-line errors")
+
+
+if __name__ == "__main__":
+    main()
