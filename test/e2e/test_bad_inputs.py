@@ -96,6 +96,25 @@ def main():
         os.symlink(st, os.path.join(d, "model.safetensors"))
         expect_error(args, [saguaro, "compile", d, "-o", out], "config.json", say, leaves_no=out)
 
+    # Quantization options: an unsupported bit width, a policy naming a tensor the model does not have.
+    expect_error(args, [saguaro, "compile", hf, "-o", out, "--bits", "5"], hf, "--bits must be 1, 2, 3, 4 or 16",
+                 leaves_no=out)
+    policy = os.path.join(w, "policy.json")
+    json.dump({"linear": 3, "model.layers.99.mlp.up_proj.weight": 2}, open(policy, "w"))
+    expect_error(args, [saguaro, "compile", hf, "-o", out, "--policy", policy], "policy.json",
+                 "names unknown tensor 'model.layers.99.mlp.up_proj.weight'", leaves_no=out)
+
+    # A valid policy: kinds first, then named tensors override them.
+    good_policy = os.path.join(w, "good-policy.json")
+    json.dump({"linear": 3, "embedding": 4, "model.layers.0.mlp.down_proj.weight": 16}, open(good_policy, "w"))
+    mixed = os.path.join(w, "mixed")
+    common.run([saguaro, "compile", hf, "-o", mixed, "--policy", good_policy], args)
+    chosen = {q["name"]: q["bits"] for q in json.load(open(os.path.join(mixed, "manifest.json")))["quantized"]}
+    if chosen.get("model.embed_tokens.weight") != 4 or chosen.get("model.layers.0.self_attn.q_proj.weight") != 3 \
+            or "model.layers.0.mlp.down_proj.weight" in chosen:
+        raise SystemExit(f"FAIL: the policy was not applied as written: {chosen}")
+    print(f"ok: policy applied to {len(chosen)} tensors")
+
     # A blob with one flipped byte (in the tensor data, after the manifest) is refused at load.
     bundle = os.path.join(w, "bundle")
     common.run([saguaro, "compile", hf, "-o", bundle], args)
