@@ -5,6 +5,7 @@
 #include "compiler/import/GraphBuilder.h"
 #include "ChatCompiler.h"
 #include "compiler/tokenizer/TokenizerSource.h"
+#include "compiler/driver/Eval.h"
 #include "compiler/driver/QuantizeWeights.h"
 #include "compiler/pipelines/Pipelines.h"
 #include "xxh64.h"
@@ -115,7 +116,7 @@ llvm::Error importChatTemplate(const CompileOptions &o, BundleInputs &in, std::v
 llvm::Expected<std::string> saguaro::bundleKey(const CompileOptions &o) {
   std::string key = "saguaro 0.1.0|" + o.target + "|" + std::to_string(o.maxSeq) + "|" +
                     std::to_string(o.prefillChunk) + "|" + o.tokenizer + "|" + o.chatTemplate + "|" +
-                    std::to_string(o.bits) + "|";
+                    std::to_string(o.bits) + "|" + std::to_string(o.bpw) + "|";
   std::vector<std::string> files;
   if (isDirectory(o.model)) {
     std::error_code ec;
@@ -131,6 +132,8 @@ llvm::Expected<std::string> saguaro::bundleKey(const CompileOptions &o) {
     files.push_back(o.chatTemplate);
   if (!o.policy.empty())
     files.push_back(o.policy);
+  if (!o.calibration.empty())
+    files.push_back(o.calibration);
   for (const std::string &f : files) {
     if (isDirectory(f))
       continue;
@@ -180,9 +183,18 @@ llvm::Error saguaro::compileBundle(const CompileOptions &o, const std::string &o
   if (o.bits != 16 && (o.bits < 1 || o.bits > 4))
     return fileError(o.model, "--bits must be 1, 2, 3, 4 or 16, got " + llvm::Twine(o.bits));
   std::vector<std::pair<std::string, int64_t>> policy;
+  if (!o.policy.empty() && o.bpw > 0)
+    return fileError(o.policy, "--policy and --bpw are alternatives; pass one");
+  if (!o.calibration.empty() && o.bpw <= 0)
+    return fileError(o.calibration, "--calibration is used with --bpw");
   if (!o.policy.empty())
     if (auto e = readPolicy(o.policy, model, policy))
       return e;
+  if (o.bpw > 0) {
+    llvm::errs() << "saguaro: measuring per-tensor sensitivity for --bpw " << o.bpw << "\n";
+    if (auto e = allocateBits(o.model, o.tokenizer, o.calibration, o.bpw, policy))
+      return e;
+  }
   auto module = buildGraph(ctx, d, chunk);
   if (!policy.empty()) {
     mlir::Builder b(&ctx);

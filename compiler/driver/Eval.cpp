@@ -25,6 +25,8 @@
 
 #include <cmath>
 #include <cstring>
+#include <functional>
+#include <map>
 
 using namespace saguaro;
 
@@ -127,7 +129,197 @@ std::vector<float> fakeQuant(const std::string &method, const float *w, int64_t 
   storedBits = static_cast<double>(n) * (static_cast<double>(k) * bits + groups * (symmetric ? 16.0 : 32.0));
   return quant::rtn(w, n, k, bits, symmetric, 128);
 }
+/// The fp32 program, its blob, the evaluation windows and their fp32 logits.
+struct EvalContext {
+  std::string exe, blobPath, dir;
+  std::unique_ptr<Blob> blob;
+  std::vector<std::vector<int32_t>> windows;
+  std::vector<std::vector<float>> reference;
+  int64_t vocab = 0;
+  Metrics fp32;
+  ~EvalContext() {
+    if (!dir.empty())
+      llvm::sys::fs::remove_directories(dir);
+  }
+};
+
+/// Compiles and builds the fp32 model, tokenizes `text` (or, when empty, uses `syntheticTokens`
+/// deterministic ids), and computes the reference logits; "" or the error.
+std::string prepare(const std::string &model, const std::string &tokenizer, const std::string &text,
+                    int maxTokens, int syntheticTokens, EvalContext &c) {
+  if (!text.empty()) { // bad text is reported before anything is built
+    auto file = llvm::MemoryBuffer::getFile(text);
+    if (!file)
+      return text + ": cannot read: " + file.getError().message();
+    if ((*file)->getBufferSize() == 0)
+      return text + ": the text is empty";
+  }
+  CompileOptions co;
+  co.model = model;
+  co.tokenizer = tokenizer;
+  auto bundle = cachedBundle(co);
+  if (!bundle)
+    return llvm::toString(bundle.takeError());
+  auto exe = buildBundle(*bundle);
+  if (!exe)
+    return llvm::toString(exe.takeError());
+  c.exe = *exe;
+  c.blobPath = *bundle + "/weights.sgw";
+  std::string err;
+  c.blob = Blob::open(c.blobPath, &err);
+  if (!c.blob)
+    return err;
+  int64_t window = 256, vocab = 0;
+  if (auto manifest = llvm::MemoryBuffer::getFile(*bundle + "/manifest.json"))
+    if (auto json = llvm::json::parse((*manifest)->getBuffer()))
+      if (auto *m = json->getAsObject()->getObject("model")) {
+        window = std::min<int64_t>(window, m->getInteger("max_seq").value_or(window));
+        vocab = m->getInteger("vocab").value_or(0);
+      }
+  std::vector<int32_t> ids;
+  if (!text.empty()) {
+    std::unique_ptr<Tokenizer> tok = make_tokenizer(*c.blob, &err);
+    if (!tok)
+      return err;
+    auto file = llvm::MemoryBuffer::getFile(text);
+    if (!file)
+      return text + ": cannot read: " + file.getError().message();
+    if ((*file)->getBufferSize() == 0)
+      return text + ": the text is empty";
+    if (!tok->encode((*file)->getBuffer(), tok->add_bos, &ids, &err))
+      return text + ": " + err;
+    if (ids.size() < 2)
+      return text + ": the text has fewer than two tokens";
+  } else {
+    for (int i = 0; i < syntheticTokens && vocab > 0; ++i)
+      ids.push_back(static_cast<int32_t>((i * 37 + 11) % vocab));
+  }
+  if (static_cast<int>(ids.size()) > maxTokens)
+    ids.resize(maxTokens);
+
+  llvm::SmallString<128> work;
+  llvm::sys::fs::createUniqueDirectory("saguaro-eval", work);
+  c.dir = work.str().str();
+  for (size_t at = 0; at + 1 < ids.size(); at += window)
+    c.windows.emplace_back(ids.begin() + at, ids.begin() + std::min(ids.size(), at + window));
+  c.reference.resize(c.windows.size());
+  int64_t rows = 0;
+  for (size_t w = 0; w < c.windows.size(); ++w) {
+    std::string path = c.dir + "/ids" + std::to_string(w) + ".txt";
+    std::string line;
+    for (int32_t id : c.windows[w])
+      line += std::to_string(id) + " ";
+    std::error_code ec;
+    llvm::raw_fd_ostream(path, ec) << line << "\n";
+    if (!logits(c.exe, c.blobPath, path, c.dir + "/ref.npy", c.reference[w], rows, c.vocab, err))
+      return err;
+    accumulate(c.reference[w], c.reference[w], rows, c.vocab, c.windows[w], c.fp32);
+  }
+  return "";
+}
+
+/// Metrics of the program with every weight matrix replaced by its `method` image at the bits
+/// `bitsFor` gives it (0 keeps it in float32); `bpw` gets the stored bits per quantized weight.
+std::string measure(EvalContext &c, const std::string &method, const std::function<int(const BlobEntry &)> &bitsFor,
+                    Metrics &m, double &bpw) {
+  std::vector<std::vector<float>> images;
+  std::vector<BlobTensor> tensors;
+  double storedBits = 0, weights = 0;
+  for (const BlobEntry &e : c.blob->tensors()) {
+    if (e.kind != "weight")
+      continue;
+    BlobTensor t{e.name, e.kind, e.layout, e.dtype, e.shape, e.data, e.bytes};
+    int bits = e.dtype == DType::F32 && e.shape.size() == 2 ? bitsFor(e) : 0; // matrices, embeddings included
+    if (bits > 0) {
+      double stored = 0;
+      images.push_back(fakeQuant(method, static_cast<const float *>(e.data), e.shape[0], e.shape[1], bits, stored));
+      t.data = images.back().data();
+      storedBits += stored;
+      weights += static_cast<double>(e.shape[0] * e.shape[1]);
+    }
+    tensors.push_back(std::move(t));
+  }
+  std::string path = c.dir + "/config.sgw", err;
+  if (!write_blob(path, tensors, {}, &err))
+    return path + ": " + err;
+  bpw = weights ? storedBits / weights : 0;
+  m = Metrics();
+  int64_t rows = 0, vocab = 0;
+  for (size_t w = 0; w < c.windows.size(); ++w) {
+    std::vector<float> q;
+    if (!logits(c.exe, path, c.dir + "/ids" + std::to_string(w) + ".txt", c.dir + "/q.npy", q, rows, vocab, err))
+      return err;
+    accumulate(c.reference[w], q, rows, vocab, c.windows[w], m);
+  }
+  llvm::sys::fs::remove(path);
+  return "";
+}
+
+/// Bits per matrix meeting an average of `budget` stored bits per weight: each matrix's KL when it
+/// alone is quantized at 2, 3 and 4 bits, then greedy upgrades from 2 bits by KL saved per extra
+/// stored bit while the budget allows.
+std::string allocate(EvalContext &c, double budget, std::vector<std::pair<std::string, int64_t>> &policy) {
+  struct Matrix {
+    std::string name;
+    int64_t n, k;
+    double kl[5] = {0, 0, 0, 0, 0};
+    int bits = 2;
+    double cost(int b) const { return quant::bits_per_weight(n, k, b) * static_cast<double>(n * k); }
+  };
+  std::vector<Matrix> matrices;
+  for (const BlobEntry &e : c.blob->tensors())
+    if (e.kind == "weight" && e.dtype == DType::F32 && e.shape.size() == 2)
+      matrices.push_back({e.name, e.shape[0], e.shape[1]});
+  double weights = 0, total = 0;
+  for (Matrix &mat : matrices) {
+    for (int b = 2; b <= 4; ++b) {
+      Metrics m;
+      double bpw = 0;
+      std::string err = measure(c, "cq", [&](const BlobEntry &e) { return e.name == mat.name ? b : 0; }, m, bpw);
+      if (!err.empty())
+        return err;
+      mat.kl[b] = m.count ? m.kl / m.count : 0;
+    }
+    weights += static_cast<double>(mat.n * mat.k);
+    total += mat.cost(2);
+  }
+  if (total > budget * weights)
+    return "--bpw " + std::to_string(budget) + " is below what 2-bit codes need (" +
+           std::to_string(total / weights) + " bits per weight)";
+  for (;;) {
+    Matrix *best = nullptr;
+    double bestRate = -1;
+    for (Matrix &mat : matrices) {
+      if (mat.bits == 4)
+        continue;
+      double extra = mat.cost(mat.bits + 1) - mat.cost(mat.bits);
+      double rate = (mat.kl[mat.bits] - mat.kl[mat.bits + 1]) / extra;
+      if (total + extra <= budget * weights && rate > bestRate)
+        best = &mat, bestRate = rate;
+    }
+    if (!best)
+      break;
+    total += best->cost(best->bits + 1) - best->cost(best->bits);
+    ++best->bits;
+  }
+  policy.clear();
+  for (const Matrix &mat : matrices)
+    policy.push_back({mat.name, mat.bits});
+  return "";
+}
 } // namespace
+
+llvm::Error saguaro::allocateBits(const std::string &model, const std::string &tokenizer,
+                                  const std::string &calibration, double bpw,
+                                  std::vector<std::pair<std::string, int64_t>> &policy) {
+  EvalContext c;
+  std::string err = prepare(model, tokenizer, calibration, 512, 256, c);
+  if (err.empty())
+    err = allocate(c, bpw, policy);
+  if (!err.empty())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), err);
+  return llvm::Error::success();
+}
 
 int saguaro::runEval(const EvalOptions &o) {
   for (const std::string &m : o.methods)
@@ -136,109 +328,57 @@ int saguaro::runEval(const EvalOptions &o) {
   for (int b : o.bits)
     if (b < 1 || b > 4)
       return fail("eval --bits takes 1, 2, 3 or 4, got " + std::to_string(b));
-  auto textFile = llvm::MemoryBuffer::getFile(o.text);
-  if (!textFile)
-    return fail(o.text + ": cannot read: " + textFile.getError().message());
-  if ((*textFile)->getBufferSize() == 0)
-    return fail(o.text + ": the text is empty");
-
-  CompileOptions co;
-  co.model = o.model;
-  co.tokenizer = o.tokenizer;
-  auto bundle = cachedBundle(co);
-  if (!bundle)
-    return fail(llvm::toString(bundle.takeError()));
-  auto exe = buildBundle(*bundle);
-  if (!exe)
-    return fail(llvm::toString(exe.takeError()));
-
-  std::string err;
-  std::unique_ptr<Blob> blob = Blob::open(*bundle + "/weights.sgw", &err);
-  std::unique_ptr<Tokenizer> tok = blob ? make_tokenizer(*blob, &err) : nullptr;
-  if (!tok)
+  if (o.text.empty())
+    return fail("eval needs --text FILE");
+  EvalContext c;
+  std::string err = prepare(o.model, o.tokenizer, o.text, o.maxTokens, 0, c);
+  if (!err.empty())
     return fail(err);
-  std::vector<int32_t> ids;
-  if (!tok->encode((*textFile)->getBuffer(), tok->add_bos, &ids, &err))
-    return fail(o.text + ": " + err);
-  if (static_cast<int>(ids.size()) > o.maxTokens)
-    ids.resize(o.maxTokens);
-  if (ids.size() < 2)
-    return fail(o.text + ": the text has fewer than two tokens");
-
-  // Windows of at most 256 tokens (and the model's context), written once.
-  llvm::SmallString<128> work;
-  llvm::sys::fs::createUniqueDirectory("saguaro-eval", work);
-  std::string dir = work.str().str();
-  int64_t window = 256;
-  if (auto manifest = llvm::MemoryBuffer::getFile(*bundle + "/manifest.json"))
-    if (auto json = llvm::json::parse((*manifest)->getBuffer()))
-      if (auto *m = json->getAsObject()->getObject("model"))
-        window = std::min<int64_t>(window, m->getInteger("max_seq").value_or(window));
-  std::vector<std::vector<int32_t>> windows;
-  for (size_t at = 0; at + 1 < ids.size(); at += window)
-    windows.emplace_back(ids.begin() + at, ids.begin() + std::min(ids.size(), at + window));
-  std::vector<std::vector<float>> reference(windows.size());
-  int64_t rows = 0, vocab = 0;
-  Metrics fp32;
-  for (size_t w = 0; w < windows.size(); ++w) {
-    std::string path = dir + "/ids" + std::to_string(w) + ".txt";
-    std::string text;
-    for (int32_t id : windows[w])
-      text += std::to_string(id) + " ";
-    std::error_code ec;
-    llvm::raw_fd_ostream(path, ec) << text << "\n";
-    if (!logits(*exe, *bundle + "/weights.sgw", path, dir + "/ref.npy", reference[w], rows, vocab, err))
-      return fail(err);
-    accumulate(reference[w], reference[w], rows, vocab, windows[w], fp32);
-  }
 
   struct Row {
     std::string method;
-    int bits;
+    std::string bits;
     double bpw;
     Metrics m;
   };
   std::vector<Row> results;
   for (const std::string &method : o.methods)
     for (int bits : o.bits) {
-      std::vector<std::vector<float>> images;
-      std::vector<BlobTensor> tensors;
-      double storedBits = 0, weights = 0;
-      for (const BlobEntry &e : blob->tensors()) {
-        if (e.kind != "weight")
-          continue;
-        BlobTensor t{e.name, e.kind, e.layout, e.dtype, e.shape, e.data, e.bytes};
-        if (e.dtype == DType::F32 && e.shape.size() == 2) { // every weight matrix, embeddings included
-          double stored = 0;
-          images.push_back(fakeQuant(method, static_cast<const float *>(e.data), e.shape[0], e.shape[1], bits, stored));
-          t.data = images.back().data();
-          storedBits += stored;
-          weights += static_cast<double>(e.shape[0] * e.shape[1]);
-        }
-        tensors.push_back(std::move(t));
-      }
-      std::string path = dir + "/" + method + std::to_string(bits) + ".sgw";
-      if (!write_blob(path, tensors, {}, &err))
-        return fail(path + ": " + err);
-      Row row{method, bits, weights ? storedBits / weights : 0, {}};
-      for (size_t w = 0; w < windows.size(); ++w) {
-        std::vector<float> q;
-        if (!logits(*exe, path, dir + "/ids" + std::to_string(w) + ".txt", dir + "/q.npy", q, rows, vocab, err))
-          return fail(err);
-        accumulate(reference[w], q, rows, vocab, windows[w], row.m);
-      }
+      Row row{method, std::to_string(bits), 0, {}};
+      err = measure(c, method, [bits](const BlobEntry &) { return bits; }, row.m, row.bpw);
+      if (!err.empty())
+        return fail(err);
       results.push_back(row);
-      llvm::sys::fs::remove(path);
     }
-  llvm::sys::fs::remove_directories(dir);
+  if (o.bpw > 0) {
+    std::vector<std::pair<std::string, int64_t>> policy;
+    EvalContext calib;
+    err = prepare(o.model, o.tokenizer, "", 512, 256, calib);
+    if (err.empty())
+      err = allocate(calib, o.bpw, policy);
+    if (!err.empty())
+      return fail(err);
+    std::map<std::string, int64_t> bitsOf(policy.begin(), policy.end());
+    Row row{"cq", "mixed", 0, {}};
+    err = measure(c, "cq", [&](const BlobEntry &e) { return static_cast<int>(bitsOf[e.name]); }, row.m, row.bpw);
+    if (!err.empty())
+      return fail(err);
+    results.push_back(row);
+  }
+  Metrics &fp32 = c.fp32;
 
   auto ppl = [](const Metrics &m) { return std::exp(m.nll / m.count); };
   if (o.json) {
     llvm::json::Array rowsJson;
-    for (const Row &r : results)
-      rowsJson.push_back(llvm::json::Object{{"method", r.method}, {"bits", r.bits}, {"bpw", r.bpw},
-                                            {"kl", r.m.kl / r.m.count}, {"top1", r.m.top1 / r.m.count},
-                                            {"ppl", ppl(r.m)}});
+    for (const Row &r : results) {
+      llvm::json::Object row{{"method", r.method}, {"bpw", r.bpw}, {"kl", r.m.kl / r.m.count},
+                             {"top1", r.m.top1 / r.m.count}, {"ppl", ppl(r.m)}};
+      if (r.bits == "mixed")
+        row["bits"] = "mixed";
+      else
+        row["bits"] = std::stoi(r.bits);
+      rowsJson.push_back(std::move(row));
+    }
     llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{
                                                {"model", o.model},
                                                {"tokens", static_cast<int64_t>(fp32.count)},

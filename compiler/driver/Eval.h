@@ -2,7 +2,10 @@
 #ifndef SAGUARO_COMPILER_DRIVER_EVAL_H
 #define SAGUARO_COMPILER_DRIVER_EVAL_H
 
+#include "llvm/Support/Error.h"
+
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace saguaro {
@@ -12,6 +15,7 @@ struct EvalOptions {
   std::vector<int> bits = {4, 3, 2};
   std::vector<std::string> methods = {"cq", "rtn-asym", "rtn-sym"};
   int maxTokens = 2048;
+  double bpw = 0; // > 0: also a mixed-precision CQ row allocated for this budget
   bool json = false;
 };
 
@@ -19,6 +23,12 @@ struct EvalOptions {
 /// KL(fp32 || quantized) of the next-token distributions, top-1 agreement with fp32 and
 /// perplexity, all from logits of the same compiled program in one run. Returns the exit code.
 int runEval(const EvalOptions &options);
+
+/// Mixed precision: measures each weight matrix's KL when it alone is CQ-quantized at 2, 3 and 4
+/// bits (on the tokens of `calibration`, or 256 deterministic ids when it is empty), then gives
+/// bits to the matrices that save the most KL per stored bit until `bpw` bits per weight are spent.
+llvm::Error allocateBits(const std::string &model, const std::string &tokenizer, const std::string &calibration,
+                         double bpw, std::vector<std::pair<std::string, int64_t>> &policy);
 
 } // namespace saguaro
 

@@ -37,7 +37,7 @@ namespace {
 const char *kUsage = R"(usage:
   saguaro compile MODEL -o BUNDLE_DIR [--target generic|x86-avx2|aarch64-neon|aarch64-dotprod|aarch64-i8mm]
                   [--tokenizer FILE] [--chat-template FILE] [--max-seq N] [--prefill-chunk N]
-                  [--bits 1|2|3|4|16] [--policy FILE]
+                  [--bits 1|2|3|4|16] [--policy FILE | --bpw B [--calibration FILE]]
   saguaro run MODEL_OR_BUNDLE [--tokenizer FILE] -p PROMPT [-n STEPS] [-t TEMPERATURE] [--seed S]
                   [--top-k K] [--top-p P] [--min-p P] [--repetition-penalty R] [--target T]
                   [--max-seq N] [--prefill-chunk N]
@@ -45,7 +45,7 @@ const char *kUsage = R"(usage:
   saguaro bench tokenizer SOURCE [--text FILE] [--json]
   saguaro inspect BUNDLE [--tensor NAME -o FILE]
   saguaro eval MODEL --text FILE [--tokenizer FILE] [--bits 4,3,2] [--method cq,rtn-asym,rtn-sym]
-                  [--max-tokens N] [--json]
+                  [--bpw B] [--max-tokens N] [--json]
   saguaro logits MODEL_OR_BUNDLE --token-ids FILE -o OUT.npy [--tokenizer FILE] [--target T]
                   [--max-seq N] [--prefill-chunk N]
 )";
@@ -118,6 +118,11 @@ llvm::Expected<CompileOptions> compileOptions(const Args &a) {
   if (!bits)
     return bits.takeError();
   o.bits = *bits;
+  if (a.flags.count("--calibration"))
+    o.calibration = a.flags.at("--calibration");
+  if (a.flags.count("--bpw") && (llvm::StringRef(a.flags.at("--bpw")).getAsDouble(o.bpw) || o.bpw <= 0))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "--bpw needs a positive number, got '" + a.flags.at("--bpw") + "'");
   auto maxSeq = intFlag(a, "--max-seq", 0);
   auto chunk = intFlag(a, "--prefill-chunk", 0);
   if (!maxSeq)
@@ -155,7 +160,8 @@ int execBundle(const std::string &exe, const std::string &bundle, const std::vec
 }
 
 int cmdCompile(int argc, char **argv) {
-  auto a = parseArgs(argc, argv, {"-o", "--target", "--tokenizer", "--chat-template", "--max-seq", "--prefill-chunk", "--bits", "--policy"});
+  auto a = parseArgs(argc, argv, {"-o", "--target", "--tokenizer", "--chat-template", "--max-seq", "--prefill-chunk", "--bits", "--policy", "--bpw",
+                      "--calibration"});
   if (!a)
     return fail(llvm::toString(a.takeError()));
   if (!a->flags.count("-o"))
@@ -170,7 +176,8 @@ int cmdCompile(int argc, char **argv) {
 }
 
 int cmdRun(int argc, char **argv) {
-  auto a = parseArgs(argc, argv, {"--target", "--tokenizer", "--chat-template", "--max-seq", "--prefill-chunk", "--bits", "--policy"});
+  auto a = parseArgs(argc, argv, {"--target", "--tokenizer", "--chat-template", "--max-seq", "--prefill-chunk", "--bits", "--policy", "--bpw",
+                      "--calibration"});
   if (!a)
     return fail(llvm::toString(a.takeError()));
   if (!a->flags.count("-p"))
@@ -185,7 +192,8 @@ int cmdRun(int argc, char **argv) {
 }
 
 int cmdLogits(int argc, char **argv) {
-  auto a = parseArgs(argc, argv, {"--token-ids", "-o", "--target", "--tokenizer", "--chat-template", "--max-seq", "--prefill-chunk", "--bits", "--policy"});
+  auto a = parseArgs(argc, argv, {"--token-ids", "-o", "--target", "--tokenizer", "--chat-template", "--max-seq", "--prefill-chunk", "--bits", "--policy", "--bpw",
+                      "--calibration"});
   if (!a)
     return fail(llvm::toString(a.takeError()));
   if (!a->flags.count("--token-ids") || !a->flags.count("-o"))
@@ -240,7 +248,7 @@ int cmdEval(int argc, char **argv) {
       rest.push_back(argv[i]);
   }
   auto a = parseArgs(static_cast<int>(rest.size()), rest.data(),
-                     {"--text", "--tokenizer", "--bits", "--method", "--max-tokens"});
+                     {"--text", "--tokenizer", "--bits", "--method", "--max-tokens", "--bpw"});
   if (!a)
     return fail(llvm::toString(a.takeError()));
   if (!a->flags.count("--text"))
@@ -264,6 +272,8 @@ int cmdEval(int argc, char **argv) {
   if (!maxTokens || *maxTokens < 2)
     return fail(maxTokens ? "--max-tokens must be at least 2" : llvm::toString(maxTokens.takeError()));
   o.maxTokens = static_cast<int>(*maxTokens);
+  if (a->flags.count("--bpw") && (llvm::StringRef(a->flags.at("--bpw")).getAsDouble(o.bpw) || o.bpw <= 0))
+    return fail("--bpw needs a positive number, got '" + a->flags.at("--bpw") + "'");
   return runEval(o);
 }
 

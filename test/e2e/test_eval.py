@@ -1,7 +1,8 @@
 """`saguaro eval` end to end on the default model: one run gives, per method and bit width, the stored bits
 per weight, mean KL to fp32, top-1 agreement and perplexity (--json), and rejects bad input cleanly. The
 numbers are properties of the models, printed for the record; the test checks what must hold whatever they
-are: KL falls as bits rise, stored bits match the format, and the bad-input errors."""
+are: KL falls as bits rise, stored bits match the format, --bpw 3.25 meets its budget and lands between
+uniform CQ3 and CQ4 (issue 4, acceptance 3), and the bad-input errors."""
 import json
 import os
 import sys
@@ -19,11 +20,11 @@ def main():
     held_out = corpus.generate_eval(seed=4242, per_family=6)
     open(text, "w").write("".join(corpus.format_example(q, a) for v in held_out.values() for (q, a) in v))
     out = common.run([args.saguaro, "eval", model, "--text", text, "--bits", "4,3,2", "--method", "cq,rtn-asym",
-                      "--json"], args)
+                      "--bpw", "3.25", "--json"], args)
     report = json.loads(out.stdout)
     print(json.dumps(report, indent=1))
     rows = {(r["method"], r["bits"]): r for r in report["results"]}
-    if len(rows) != 6:
+    if len(rows) != 7:
         raise SystemExit(f"FAIL: expected 6 configurations, got {sorted(rows)}")
     for method in ("cq", "rtn-asym"):
         kls = [rows[(method, b)]["kl"] for b in (4, 3, 2)]
@@ -32,6 +33,13 @@ def main():
     for b in (4, 3, 2):  # hidden 128 and intermediate 512: every group has 128 elements
         if abs(rows[("cq", b)]["bpw"] - (b + 16 / 128)) > 1e-9:
             raise SystemExit(f"FAIL: CQ{b} stores {rows[('cq', b)]['bpw']} bits per weight")
+
+    # Mixed precision at 3.25 bits per weight: on budget, and between uniform CQ3 and CQ4 in KL.
+    mixed = rows[("cq", "mixed")]
+    if abs(mixed["bpw"] - 3.25) > 0.05:
+        raise SystemExit(f"FAIL: --bpw 3.25 stored {mixed['bpw']} bits per weight")
+    if not rows[("cq", 4)]["kl"] <= mixed["kl"] <= rows[("cq", 3)]["kl"]:
+        raise SystemExit(f"FAIL: mixed-precision KL {mixed['kl']} is not between CQ4's and CQ3's")
 
     for bad, say in ((["--bits", "5"], "1, 2, 3 or 4"), (["--method", "awq"], "unknown method 'awq'")):
         proc = common.run([args.saguaro, "eval", model, "--text", text] + bad, args, check=False)
@@ -43,6 +51,11 @@ def main():
     proc = common.run([args.saguaro, "eval", model, "--text", empty], args, check=False)
     if proc.returncode != 1 or "empty.txt: the text is empty" not in proc.stderr.decode():
         raise SystemExit(f"FAIL: an empty text gave {proc.returncode} {proc.stderr!r}")
+    for missing in (os.path.join(args.work_dir, "missing.txt"), empty):
+        proc = common.run([args.saguaro, "compile", model, "-o", os.path.join(args.work_dir, "b"), "--bpw", "3",
+                           "--calibration", missing], args, check=False)
+        if proc.returncode != 1 or os.path.basename(missing) not in proc.stderr.decode():
+            raise SystemExit(f"FAIL: calibration {missing} gave {proc.returncode} {proc.stderr!r}")
     print("bad input: clean one-line errors")
 
 
