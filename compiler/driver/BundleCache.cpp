@@ -40,6 +40,7 @@ static llvm::Error runQuiet(llvm::ArrayRef<llvm::StringRef> args, llvm::StringRe
   auto program = llvm::sys::findProgramByName(args[0]);
   if (!program)
     return llvm::createStringError(llvm::inconvertibleErrorCode(), args[0].str() + " not found on PATH");
+  llvm::sys::fs::remove(logPath); // redirection does not truncate
   std::optional<llvm::StringRef> redirects[] = {std::nullopt, logPath, logPath};
   std::string err;
   int rc = llvm::sys::ExecuteAndWait(*program, args, std::nullopt, redirects, 0, 0, &err);

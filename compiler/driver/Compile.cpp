@@ -114,7 +114,12 @@ llvm::Error importChatTemplate(const CompileOptions &o, BundleInputs &in, std::v
 } // namespace
 
 llvm::Expected<std::string> saguaro::bundleKey(const CompileOptions &o) {
-  std::string key = "saguaro 0.1.0|" + o.target + "|" + std::to_string(o.maxSeq) + "|" +
+  // The compiler's own executable is part of the key: a rebuilt compiler never reuses stale bundles.
+  std::string self = llvm::sys::fs::getMainExecutable(nullptr, nullptr);
+  auto selfHash = hashFile(self);
+  if (!selfHash)
+    return selfHash.takeError();
+  std::string key = "saguaro 0.1.0|" + hex64(*selfHash) + "|" + o.target + "|" + std::to_string(o.maxSeq) + "|" +
                     std::to_string(o.prefillChunk) + "|" + o.tokenizer + "|" + o.chatTemplate + "|" +
                     std::to_string(o.bits) + "|" + std::to_string(o.bpw) + "|";
   std::vector<std::string> files;

@@ -23,6 +23,7 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -66,6 +67,7 @@ bool readNpy(const std::string &path, std::vector<float> &data, int64_t &rows, i
 bool logits(const std::string &exe, const std::string &blob, const std::string &ids, const std::string &out,
             std::vector<float> &data, int64_t &rows, int64_t &cols, std::string &err) {
   std::string log = out + ".log";
+  llvm::sys::fs::remove(log); // redirection does not truncate
   std::optional<llvm::StringRef> redirects[] = {std::nullopt, llvm::StringRef(log), llvm::StringRef(log)};
   int rc = llvm::sys::ExecuteAndWait(exe, {exe, blob, "--logits", ids, "-o", out}, std::nullopt, redirects);
   if (rc != 0 || !readNpy(out, data, rows, cols)) {
@@ -93,7 +95,59 @@ void logSoftmax(const float *x, int64_t n, std::vector<double> &out) {
 struct Metrics {
   double kl = 0, top1 = 0, nll = 0;
   int64_t count = 0;
+  int64_t correct = 0, tasks = 0; // greedy answers that match, of the task questions asked
 };
+
+/// One task question: the prompt and the expected answer.
+struct Task {
+  std::string prompt, answer;
+};
+
+/// Tasks of a file of lines `PROMPT<TAB>ANSWER`, with `\n` in the prompt standing for a newline.
+bool readTasks(const std::string &path, std::vector<Task> &tasks, std::string &err) {
+  auto file = llvm::MemoryBuffer::getFile(path);
+  if (!file)
+    return err = path + ": cannot read: " + file.getError().message(), false;
+  llvm::SmallVector<llvm::StringRef> lines;
+  (*file)->getBuffer().split(lines, '\n', -1, false);
+  for (size_t i = 0; i < lines.size(); ++i) {
+    auto [prompt, answer] = lines[i].split('\t');
+    if (answer.empty())
+      return err = path + ": line " + std::to_string(i + 1) + " is not PROMPT<TAB>ANSWER", false;
+    std::string p;
+    for (size_t k = 0; k < prompt.size(); ++k)
+      if (prompt[k] == '\\' && k + 1 < prompt.size() && prompt[k + 1] == 'n')
+        p += '\n', ++k;
+      else
+        p += prompt[k];
+    tasks.push_back({p, answer.trim().str()});
+  }
+  if (tasks.empty())
+    return err = path + ": no tasks", false;
+  return true;
+}
+
+/// Greedy answers of the program on `blob` to every task; counts the exact (whitespace-trimmed) matches.
+bool answerTasks(const std::string &exe, const std::string &blob, const std::vector<Task> &tasks,
+                 const std::string &dir, Metrics &m, std::string &err) {
+  std::string out = dir + "/answer.txt", log = dir + "/answer.log";
+  for (const Task &t : tasks) {
+    // ExecuteAndWait's redirection does not truncate: start from an empty file each time.
+    llvm::sys::fs::remove(out);
+    std::optional<llvm::StringRef> redirects[] = {std::nullopt, llvm::StringRef(out), llvm::StringRef(log)};
+    int rc = llvm::sys::ExecuteAndWait(exe, {exe, blob, "-p", t.prompt, "-n", "128", "-t", "0"}, std::nullopt,
+                                       redirects);
+    auto text = llvm::MemoryBuffer::getFile(out);
+    if (rc != 0 || !text)
+      return err = "the bundle program failed to answer a task on " + blob, false;
+    llvm::StringRef printed = (*text)->getBuffer();
+    if (printed.starts_with(t.prompt))
+      printed = printed.drop_front(t.prompt.size());
+    m.correct += printed.trim() == t.answer;
+    ++m.tasks;
+  }
+  return true;
+}
 
 /// Accumulates KL(ref || q), top-1 agreement and the NLL of the next token of `ids`.
 void accumulate(const std::vector<float> &ref, const std::vector<float> &q, int64_t rows, int64_t vocab,
@@ -132,6 +186,7 @@ std::vector<float> fakeQuant(const std::string &method, const float *w, int64_t 
 /// The fp32 program, its blob, the evaluation windows and their fp32 logits.
 struct EvalContext {
   std::string exe, blobPath, dir;
+  std::vector<Task> tasks;
   std::unique_ptr<Blob> blob;
   std::vector<std::vector<int32_t>> windows;
   std::vector<std::vector<float>> reference;
@@ -226,10 +281,9 @@ std::string measure(EvalContext &c, const std::string &method, const std::functi
   std::vector<BlobTensor> tensors;
   double storedBits = 0, weights = 0;
   for (const BlobEntry &e : c.blob->tensors()) {
-    if (e.kind != "weight")
-      continue;
     BlobTensor t{e.name, e.kind, e.layout, e.dtype, e.shape, e.data, e.bytes};
-    int bits = e.dtype == DType::F32 && e.shape.size() == 2 ? bitsFor(e) : 0; // matrices, embeddings included
+    // Weight matrices (embeddings included) get their image; tokenizer and chat template stay as they are.
+    int bits = e.kind == "weight" && e.dtype == DType::F32 && e.shape.size() == 2 ? bitsFor(e) : 0;
     if (bits > 0) {
       double stored = 0;
       images.push_back(fakeQuant(method, static_cast<const float *>(e.data), e.shape[0], e.shape[1], bits, stored));
@@ -240,7 +294,9 @@ std::string measure(EvalContext &c, const std::string &method, const std::functi
     tensors.push_back(std::move(t));
   }
   std::string path = c.dir + "/config.sgw", err;
-  if (!write_blob(path, tensors, {}, &err))
+  std::vector<std::pair<std::string, std::string>> meta(c.blob->metadata().begin(), c.blob->metadata().end());
+  std::sort(meta.begin(), meta.end());
+  if (!write_blob(path, tensors, meta, &err))
     return path + ": " + err;
   bpw = weights ? storedBits / weights : 0;
   m = Metrics();
@@ -251,6 +307,8 @@ std::string measure(EvalContext &c, const std::string &method, const std::functi
       return err;
     accumulate(c.reference[w], q, rows, vocab, c.windows[w], m);
   }
+  if (!c.tasks.empty() && !answerTasks(c.exe, path, c.tasks, c.dir, m, err))
+    return err;
   llvm::sys::fs::remove(path);
   return "";
 }
@@ -331,8 +389,13 @@ int saguaro::runEval(const EvalOptions &o) {
   if (o.text.empty())
     return fail("eval needs --text FILE");
   EvalContext c;
-  std::string err = prepare(o.model, o.tokenizer, o.text, o.maxTokens, 0, c);
+  std::string err;
+  if (!o.tasks.empty() && !readTasks(o.tasks, c.tasks, err))
+    return fail(err);
+  err = prepare(o.model, o.tokenizer, o.text, o.maxTokens, 0, c);
   if (!err.empty())
+    return fail(err);
+  if (!c.tasks.empty() && !answerTasks(c.exe, c.blobPath, c.tasks, c.dir, c.fp32, err))
     return fail(err);
 
   struct Row {
@@ -373,26 +436,34 @@ int saguaro::runEval(const EvalOptions &o) {
     for (const Row &r : results) {
       llvm::json::Object row{{"method", r.method}, {"bpw", r.bpw}, {"kl", r.m.kl / r.m.count},
                              {"top1", r.m.top1 / r.m.count}, {"ppl", ppl(r.m)}};
+      if (r.m.tasks)
+        row["accuracy"] = static_cast<double>(r.m.correct) / r.m.tasks;
       if (r.bits == "mixed")
         row["bits"] = "mixed";
       else
         row["bits"] = std::stoi(r.bits);
       rowsJson.push_back(std::move(row));
     }
-    llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{
-                                               {"model", o.model},
-                                               {"tokens", static_cast<int64_t>(fp32.count)},
-                                               {"fp32_ppl", ppl(fp32)},
-                                               {"results", std::move(rowsJson)}}))
-                 << "\n";
+    llvm::json::Object report{{"model", o.model},
+                              {"tokens", static_cast<int64_t>(fp32.count)},
+                              {"fp32_ppl", ppl(fp32)},
+                              {"results", std::move(rowsJson)}};
+    if (fp32.tasks)
+      report["fp32_accuracy"] = static_cast<double>(fp32.correct) / fp32.tasks;
+    llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(report))) << "\n";
     return 0;
   }
   llvm::outs() << llvm::formatv("{0}: {1} next-token predictions, fp32 perplexity {2:F3}\n", o.model, fp32.count,
                                 ppl(fp32));
-  llvm::outs() << llvm::formatv("{0,-10} {1,5} {2,8} {3,12} {4,8} {5,10}\n", "method", "bits", "bpw", "mean KL",
-                                "top-1", "ppl");
+  auto accuracy = [](const Metrics &m) {
+    return m.tasks ? llvm::formatv("{0,8:F1}%", 100.0 * m.correct / m.tasks).str() : std::string();
+  };
+  if (fp32.tasks)
+    llvm::outs() << "fp32 task accuracy" << accuracy(fp32) << " of " << fp32.tasks << " questions\n";
+  llvm::outs() << llvm::formatv("{0,-10} {1,5} {2,8} {3,12} {4,8} {5,10}{6}\n", "method", "bits", "bpw", "mean KL",
+                                "top-1", "ppl", fp32.tasks ? "  task acc" : "");
   for (const Row &r : results)
-    llvm::outs() << llvm::formatv("{0,-10} {1,5} {2,8:F3} {3,12:F6} {4,7:F1}% {5,10:F3}\n", r.method, r.bits, r.bpw,
-                                  r.m.kl / r.m.count, 100.0 * r.m.top1 / r.m.count, ppl(r.m));
+    llvm::outs() << llvm::formatv("{0,-10} {1,5} {2,8:F3} {3,12:F6} {4,7:F1}% {5,10:F3}{6}\n", r.method, r.bits, r.bpw,
+                                  r.m.kl / r.m.count, 100.0 * r.m.top1 / r.m.count, ppl(r.m), accuracy(r.m));
   return 0;
 }

@@ -12,6 +12,7 @@ namespace saguaro {
 
 struct EvalOptions {
   std::string model, tokenizer, text;
+  std::string tasks; // optional file of PROMPT<TAB>ANSWER lines: greedy task accuracy per configuration
   std::vector<int> bits = {4, 3, 2};
   std::vector<std::string> methods = {"cq", "rtn-asym", "rtn-sym"};
   int maxTokens = 2048;

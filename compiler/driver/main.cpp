@@ -45,7 +45,7 @@ const char *kUsage = R"(usage:
   saguaro bench tokenizer SOURCE [--text FILE] [--json]
   saguaro inspect BUNDLE [--tensor NAME -o FILE]
   saguaro eval MODEL --text FILE [--tokenizer FILE] [--bits 4,3,2] [--method cq,rtn-asym,rtn-sym]
-                  [--bpw B] [--max-tokens N] [--json]
+                  [--bpw B] [--tasks FILE] [--max-tokens N] [--json]
   saguaro logits MODEL_OR_BUNDLE --token-ids FILE -o OUT.npy [--tokenizer FILE] [--target T]
                   [--max-seq N] [--prefill-chunk N]
 )";
@@ -248,7 +248,7 @@ int cmdEval(int argc, char **argv) {
       rest.push_back(argv[i]);
   }
   auto a = parseArgs(static_cast<int>(rest.size()), rest.data(),
-                     {"--text", "--tokenizer", "--bits", "--method", "--max-tokens", "--bpw"});
+                     {"--text", "--tokenizer", "--bits", "--method", "--max-tokens", "--bpw", "--tasks"});
   if (!a)
     return fail(llvm::toString(a.takeError()));
   if (!a->flags.count("--text"))
@@ -257,6 +257,8 @@ int cmdEval(int argc, char **argv) {
   o.text = a->flags.at("--text");
   if (a->flags.count("--tokenizer"))
     o.tokenizer = a->flags.at("--tokenizer");
+  if (a->flags.count("--tasks"))
+    o.tasks = a->flags.at("--tasks");
   if (a->flags.count("--method"))
     o.methods = splitList(a->flags.at("--method"));
   if (a->flags.count("--bits")) {

@@ -37,6 +37,8 @@ class Blob {
   /// The metadata value for `key`, or `fallback`.
   std::string meta(const std::string& key, const std::string& fallback = "") const;
   const std::vector<BlobEntry>& tensors() const { return tensors_; }
+  /// Every metadata entry.
+  const std::unordered_map<std::string, std::string>& metadata() const { return meta_; }
   const std::string& name() const { return name_; }
   uint64_t size() const { return size_; }
 

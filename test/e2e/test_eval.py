@@ -19,8 +19,12 @@ def main():
     text = os.path.join(args.work_dir, "qa.txt")
     held_out = corpus.generate_eval(seed=4242, per_family=6)
     open(text, "w").write("".join(corpus.format_example(q, a) for v in held_out.values() for (q, a) in v))
+    tasks = os.path.join(args.work_dir, "tasks.tsv")
+    questions = [(corpus.format_prompt(q), a) for v in corpus.generate_eval(seed=77, per_family=1).values()
+                 for (q, a) in v]
+    open(tasks, "w").write("".join(p.replace("\n", "\\n") + "\t" + a + "\n" for p, a in questions))
     out = common.run([args.saguaro, "eval", model, "--text", text, "--bits", "4,3,2", "--method", "cq,rtn-asym",
-                      "--bpw", "3.25", "--json"], args)
+                      "--bpw", "3.25", "--tasks", tasks, "--json"], args)
     report = json.loads(out.stdout)
     print(json.dumps(report, indent=1))
     rows = {(r["method"], r["bits"]): r for r in report["results"]}
@@ -33,6 +37,18 @@ def main():
     for b in (4, 3, 2):  # hidden 128 and intermediate 512: every group has 128 elements
         if abs(rows[("cq", b)]["bpw"] - (b + 16 / 128)) > 1e-9:
             raise SystemExit(f"FAIL: CQ{b} stores {rows[('cq', b)]['bpw']} bits per weight")
+
+    # Task accuracy of the fp32 model, recounted here from `saguaro run` answers.
+    bundle = os.path.join(args.work_dir, "fp32")
+    common.run([args.saguaro, "compile", model, "-o", bundle], args)
+    right = 0
+    for prompt, answer in questions:
+        printed = common.run([args.saguaro, "run", bundle, "-p", prompt, "-n", "128", "-t", "0"], args).stdout.decode()
+        right += printed.startswith(prompt) and printed[len(prompt):].strip() == answer
+    if abs(report["fp32_accuracy"] - right / len(questions)) > 1e-9:
+        raise SystemExit(f"FAIL: eval says fp32 accuracy {report['fp32_accuracy']}, recount {right}/{len(questions)}")
+    if not all(0 <= r["accuracy"] <= 1 for r in report["results"]):
+        raise SystemExit("FAIL: a configuration has no task accuracy")
 
     # Mixed precision at 3.25 bits per weight: on budget, and between uniform CQ3 and CQ4 in KL.
     mixed = rows[("cq", "mixed")]
