@@ -1,6 +1,8 @@
 //===- CqDialect.cpp - cq dialect registration and verifiers ---------------------------===//
 #include "dialects/cq/IR/CqDialect.h"
 
+#include "codegen/kernels/include/saguaro/kernels/cq_format.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -34,12 +36,7 @@ LogicalResult CodebookAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 
 namespace {
 /// The group size the format uses for rows of K elements (docs/quantization.md).
-int64_t groupFor(int64_t k) {
-  int64_t g = 8;
-  while (g < k && g < 128)
-    g *= 2;
-  return g;
-}
+int64_t groupFor(int64_t k) { return saguaro::kernels::cq::group_size(static_cast<int>(k)); }
 
 LogicalResult verifyProduct(Operation *op, Type input, Type result, CodebookAttr codebook) {
   auto in = cast<RankedTensorType>(input), out = cast<RankedTensorType>(result);

@@ -7,6 +7,7 @@
 //===------------------------------------------------------------------------------------===//
 #include "dialects/cq/Transforms/Passes.h"
 
+#include "codegen/kernels/include/saguaro/kernels/cq_format.h"
 #include "mlir/IR/Builders.h"
 
 namespace saguaro::cq {
@@ -17,12 +18,7 @@ namespace saguaro::cq {
 using namespace mlir;
 using namespace saguaro;
 
-int64_t saguaro::cq::groupSize(int64_t k) {
-  int64_t g = 8;
-  while (g < k && g < 128)
-    g *= 2;
-  return g;
-}
+int64_t saguaro::cq::groupSize(int64_t k) { return kernels::cq::group_size(static_cast<int>(k)); }
 
 namespace {
 struct QuantizePass : cq::impl::QuantizeBase<QuantizePass> {
