@@ -202,12 +202,14 @@ struct EvalContext {
 /// deterministic ids), and computes the reference logits; "" or the error.
 std::string prepare(const std::string &model, const std::string &tokenizer, const std::string &text,
                     int maxTokens, int syntheticTokens, EvalContext &c) {
-  if (!text.empty()) { // bad text is reported before anything is built
+  std::unique_ptr<llvm::MemoryBuffer> textBuffer; // read (and bad text reported) before anything is built
+  if (!text.empty()) {
     auto file = llvm::MemoryBuffer::getFile(text);
     if (!file)
       return text + ": cannot read: " + file.getError().message();
     if ((*file)->getBufferSize() == 0)
       return text + ": the text is empty";
+    textBuffer = std::move(*file);
   }
   CompileOptions co;
   co.model = model;
@@ -232,16 +234,11 @@ std::string prepare(const std::string &model, const std::string &tokenizer, cons
         vocab = m->getInteger("vocab").value_or(0);
       }
   std::vector<int32_t> ids;
-  if (!text.empty()) {
+  if (textBuffer) {
     std::unique_ptr<Tokenizer> tok = make_tokenizer(*c.blob, &err);
     if (!tok)
       return err;
-    auto file = llvm::MemoryBuffer::getFile(text);
-    if (!file)
-      return text + ": cannot read: " + file.getError().message();
-    if ((*file)->getBufferSize() == 0)
-      return text + ": the text is empty";
-    if (!tok->encode((*file)->getBuffer(), tok->add_bos, &ids, &err))
+    if (!tok->encode(textBuffer->getBuffer(), tok->add_bos, &ids, &err))
       return text + ": " + err;
     if (ids.size() < 2)
       return text + ": the text has fewer than two tokens";
