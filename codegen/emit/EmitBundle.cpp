@@ -94,7 +94,10 @@ std::string specSource(ModuleOp m, const BundleInputs &in, const std::vector<std
      << "namespace {\n"
      << "inline float* arena_of(const saguaro::ModelState& s) { return s.arena; }\n"
      << "inline float* kv_of(const saguaro::ModelState& s) { return s.kv; }\n"
-     << "inline const void* weight_of(const saguaro::ModelState& s, int slot) { return s.w[slot]; }\n\n"
+     << "inline const void* weight_of(const saguaro::ModelState& s, int slot) { return s.w[slot]; }\n"
+     << "inline void tap(const saguaro::ModelState& s, int32_t id, int32_t rows, int32_t cols, const float* x) {\n"
+     << "  if (s.tap) s.tap(s.tap_ctx, id, rows, cols, x);\n"
+     << "}\n\n"
      << "const saguaro::WeightSpec kWeights[] = {\n";
   for (const std::string &name : slots) {
     const StoredTensor *t = in.model->weights.find(name);
@@ -213,7 +216,18 @@ llvm::json::Value manifest(ModuleOp m, const BundleInputs &in, const std::vector
       plan[entry.getName().str()] = llvm::json::Object{
           {"arena_bytes", cast<IntegerAttr>(fn.get("arena_bytes")).getInt()}, {"buffers", std::move(buffers)}};
     }
-  return llvm::json::Object{
+  // Calibration builds: what each kern.tap id carries (kern-insert-calibration-taps).
+  llvm::json::Array taps;
+  if (auto list = m->getAttrOfType<ArrayAttr>("kern.taps"))
+    for (auto [id, tap] : llvm::enumerate(list.getAsRange<DictionaryAttr>())) {
+      llvm::json::Array weights;
+      for (auto w : cast<ArrayAttr>(tap.get("weights")).getAsValueRange<StringAttr>())
+        weights.push_back(w.str());
+      taps.push_back(llvm::json::Object{{"id", static_cast<int64_t>(id)},
+                                        {"cols", cast<IntegerAttr>(tap.get("cols")).getInt()},
+                                        {"weights", std::move(weights)}});
+    }
+  llvm::json::Object manifest{
       {"compiler", kCompilerVersion},
       {"model", llvm::json::Object{{"name", d.name},
                                    {"architecture", d.architecture},
@@ -235,6 +249,9 @@ llvm::json::Value manifest(ModuleOp m, const BundleInputs &in, const std::vector
                                     {"weights_blob_bytes", static_cast<int64_t>(blobBytes)},
                                     {"planned_peak_bytes", arena + kv + static_cast<int64_t>(blobBytes)},
                                     {"plan", std::move(plan)}}}};
+  if (!taps.empty())
+    manifest["taps"] = std::move(taps);
+  return manifest;
 }
 } // namespace
 

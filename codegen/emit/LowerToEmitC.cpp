@@ -176,6 +176,16 @@ LogicalResult EntryEmitter::run(StringRef kind) {
                                     b.getArrayAttr(args), call.getTemplateArgs());
       continue;
     }
+    if (auto tap = dyn_cast<kern::TapOp>(op)) {
+      // tap(state, id, rows, cols, x): the runtime's hook, a no-op unless one is installed.
+      int64_t cols = cast<MemRefType>(tap.getBuffer().getType()).getDimSize(1);
+      b.create<emitc::CallOpaqueOp>(
+          tap.getLoc(), TypeRange{}, "tap", ValueRange{state, params["rows"], pointers.lookup(tap.getBuffer())},
+          b.getArrayAttr({b.getIndexAttr(0), b.getI32IntegerAttr(static_cast<int32_t>(tap.getId())),
+                          b.getIndexAttr(1), b.getI32IntegerAttr(static_cast<int32_t>(cols)), b.getIndexAttr(2)}),
+          ArrayAttr());
+      continue;
+    }
     if (isa<func::ReturnOp>(op))
       continue;
     return op.emitOpError("cannot be lowered to EmitC");

@@ -1,6 +1,7 @@
 //===- BundleCache.cpp - compile into the cache, build bundles -------------------------===//
 #include "compiler/driver/BundleCache.h"
 
+#include "compiler/driver/ProgramRun.h"
 #include "compiler/import/ModelDesc.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -40,13 +41,9 @@ static llvm::Error runQuiet(llvm::ArrayRef<llvm::StringRef> args, llvm::StringRe
   auto program = llvm::sys::findProgramByName(args[0]);
   if (!program)
     return llvm::createStringError(llvm::inconvertibleErrorCode(), args[0].str() + " not found on PATH");
-  llvm::sys::fs::remove(logPath); // redirection does not truncate
-  std::optional<llvm::StringRef> redirects[] = {std::nullopt, logPath, logPath};
   std::string err;
-  int rc = llvm::sys::ExecuteAndWait(*program, args, std::nullopt, redirects, 0, 0, &err);
-  if (rc != 0) {
-    if (auto log = llvm::MemoryBuffer::getFile(logPath))
-      llvm::errs() << (*log)->getBuffer();
+  if (runRedirected(*program, args, std::nullopt, logPath, &err) != 0) {
+    llvm::errs() << readLog(logPath) << "\n";
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "'" + llvm::join(args, " ") + "' failed" + (err.empty() ? "" : ": " + err));
   }

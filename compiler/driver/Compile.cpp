@@ -5,6 +5,7 @@
 #include "compiler/import/GraphBuilder.h"
 #include "ChatCompiler.h"
 #include "compiler/tokenizer/TokenizerSource.h"
+#include "compiler/driver/Calibrate.h"
 #include "compiler/driver/Eval.h"
 #include "compiler/driver/QuantizeWeights.h"
 #include "compiler/pipelines/Pipelines.h"
@@ -121,7 +122,8 @@ llvm::Expected<std::string> saguaro::bundleKey(const CompileOptions &o) {
     return selfHash.takeError();
   std::string key = "saguaro 0.1.0|" + hex64(*selfHash) + "|" + o.target + "|" + std::to_string(o.maxSeq) + "|" +
                     std::to_string(o.prefillChunk) + "|" + o.tokenizer + "|" + o.chatTemplate + "|" +
-                    std::to_string(o.bits) + "|" + std::to_string(o.bpw) + "|";
+                    std::to_string(o.bits) + "|" + std::to_string(o.bpw) + "|" +
+                    (o.calibrationTaps ? "taps|" : "");
   std::vector<std::string> files;
   if (isDirectory(o.model)) {
     std::error_code ec;
@@ -190,8 +192,9 @@ llvm::Error saguaro::compileBundle(const CompileOptions &o, const std::string &o
   std::vector<std::pair<std::string, int64_t>> policy;
   if (!o.policy.empty() && o.bpw > 0)
     return fileError(o.policy, "--policy and --bpw are alternatives; pass one");
-  if (!o.calibration.empty() && o.bpw <= 0)
-    return fileError(o.calibration, "--calibration is used with --bpw");
+  if (!o.calibration.empty())
+    if (auto e = checkCalibrationText(o.calibration))
+      return e;
   if (!o.policy.empty())
     if (auto e = readPolicy(o.policy, model, policy))
       return e;
@@ -215,11 +218,16 @@ llvm::Error saguaro::compileBundle(const CompileOptions &o, const std::string &o
       return mlir::success();
     });
     mlir::PassManager pm(&ctx);
-    buildCompilePipeline(pm, o.bits);
+    buildCompilePipeline(pm, o.bits, o.calibrationTaps);
     if (mlir::failed(mlir::verify(*module)) || mlir::failed(pm.run(*module)))
       return fileError(o.model, "compilation failed: " + diagnostics);
   }
-  if (auto e = quantizeWeights(*module, model))
+  HessianMap hessians;
+  auto quantized = (*module)->getAttrOfType<mlir::DictionaryAttr>("cq.quantized");
+  if (!o.calibration.empty() && quantized && !quantized.empty())
+    if (auto e = measureHessians(o, o.calibration, hessians))
+      return e;
+  if (auto e = quantizeWeights(*module, model, hessians))
     return e;
   return emitBundle(*module, in, outDir);
 }

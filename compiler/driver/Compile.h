@@ -16,7 +16,8 @@ struct CompileOptions {
   int64_t bits = 16;         // default weight bits: 1-4 (codebook quantization) or 16 (float32)
   std::string policy;        // optional JSON file: tensor name or kind -> bits
   double bpw = 0;            // > 0: mixed precision by measured sensitivity at this average
-  std::string calibration;   // optional text the sensitivities are measured on
+  std::string calibration;   // optional text: sensitivities (--bpw) and error feedback are measured on it
+  bool calibrationTaps = false; // float32 program whose taps report XᵀX of every weight's input
   int64_t maxSeq = 0;     // 0: the model's own limit, capped at kDefaultMaxSeq
   int64_t prefillChunk = 0; // 0: min(kDefaultPrefillChunk, the sequence length)
   bool verbose = false;

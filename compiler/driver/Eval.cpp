@@ -12,6 +12,8 @@
 #include "blob.h"
 #include "blob_writer.h"
 #include "compiler/driver/BundleCache.h"
+#include "compiler/driver/Calibrate.h"
+#include "compiler/driver/ProgramRun.h"
 #include "compiler/driver/Tokenize.h"
 #include "compiler/quantize/quantize.h"
 #include "tokenizer.h"
@@ -37,44 +39,13 @@ int fail(const std::string &message) {
   return 1;
 }
 
-/// Float32 [T, V] logits of a .npy written by the bundle program.
-bool readNpy(const std::string &path, std::vector<float> &data, int64_t &rows, int64_t &cols) {
-  auto file = llvm::MemoryBuffer::getFile(path, false, false);
-  if (!file)
-    return false;
-  llvm::StringRef b = (*file)->getBuffer();
-  if (b.size() < 10 || !b.starts_with("\x93NUMPY"))
-    return false;
-  uint16_t headerLen;
-  std::memcpy(&headerLen, b.data() + 8, 2);
-  llvm::StringRef header = b.substr(10, headerLen);
-  size_t open = header.find("'shape': ("), comma = header.find(',', open);
-  if (open == llvm::StringRef::npos || comma == llvm::StringRef::npos)
-    return false;
-  if (header.substr(open + 10, comma - open - 10).trim().getAsInteger(10, rows))
-    return false;
-  if (header.substr(comma + 1, header.find(')', comma) - comma - 1).trim().getAsInteger(10, cols))
-    return false;
-  size_t count = static_cast<size_t>(rows * cols);
-  if (b.size() < 10 + headerLen + count * 4)
-    return false;
-  data.resize(count);
-  std::memcpy(data.data(), b.data() + 10 + headerLen, count * 4);
-  return true;
-}
-
 /// Runs the bundle program over one window of ids; false + err on failure.
 bool logits(const std::string &exe, const std::string &blob, const std::string &ids, const std::string &out,
             std::vector<float> &data, int64_t &rows, int64_t &cols, std::string &err) {
   std::string log = out + ".log";
-  llvm::sys::fs::remove(log); // redirection does not truncate
-  std::optional<llvm::StringRef> redirects[] = {std::nullopt, llvm::StringRef(log), llvm::StringRef(log)};
-  int rc = llvm::sys::ExecuteAndWait(exe, {exe, blob, "--logits", ids, "-o", out}, std::nullopt, redirects);
-  if (rc != 0 || !readNpy(out, data, rows, cols)) {
-    auto text = llvm::MemoryBuffer::getFile(log);
-    err = "the bundle program failed on " + blob + (text ? ": " + (*text)->getBuffer().trim().str() : "");
-    return false;
-  }
+  int rc = runRedirected(exe, {exe, blob, "--logits", ids, "-o", out}, std::nullopt, log);
+  if (rc != 0 || !readNpyF32(out, data, rows, cols))
+    return err = "the bundle program failed on " + blob + ": " + readLog(log), false;
   return true;
 }
 
@@ -132,11 +103,7 @@ bool answerTasks(const std::string &exe, const std::string &blob, const std::vec
                  const std::string &dir, Metrics &m, std::string &err) {
   std::string out = dir + "/answer.txt", log = dir + "/answer.log";
   for (const Task &t : tasks) {
-    // ExecuteAndWait's redirection does not truncate: start from an empty file each time.
-    llvm::sys::fs::remove(out);
-    std::optional<llvm::StringRef> redirects[] = {std::nullopt, llvm::StringRef(out), llvm::StringRef(log)};
-    int rc = llvm::sys::ExecuteAndWait(exe, {exe, blob, "-p", t.prompt, "-n", "128", "-t", "0"}, std::nullopt,
-                                       redirects);
+    int rc = runRedirected(exe, {exe, blob, "-p", t.prompt, "-n", "128", "-t", "0"}, llvm::StringRef(out), log);
     auto text = llvm::MemoryBuffer::getFile(out);
     if (rc != 0 || !text)
       return err = "the bundle program failed to answer a task on " + blob, false;
@@ -149,47 +116,67 @@ bool answerTasks(const std::string &exe, const std::string &blob, const std::vec
   return true;
 }
 
-/// Accumulates KL(ref || q), top-1 agreement and the NLL of the next token of `ids`.
-void accumulate(const std::vector<float> &ref, const std::vector<float> &q, int64_t rows, int64_t vocab,
-                const std::vector<int32_t> &ids, Metrics &m) {
+/// One prediction's KL(ref || q), top-1 agreement and the NLL of `next` under q.
+void accumulateRow(const float *ref, const float *q, int64_t vocab, int32_t next, Metrics &m) {
   std::vector<double> lp, lq;
-  for (int64_t t = 0; t + 1 < rows; ++t) {
-    logSoftmax(&ref[t * vocab], vocab, lp);
-    logSoftmax(&q[t * vocab], vocab, lq);
-    double kl = 0;
-    int64_t ap = 0, aq = 0;
-    for (int64_t i = 0; i < vocab; ++i) {
-      kl += std::exp(lp[i]) * (lp[i] - lq[i]);
-      ap = lp[i] > lp[ap] ? i : ap;
-      aq = lq[i] > lq[aq] ? i : aq;
-    }
-    m.kl += kl;
-    m.top1 += ap == aq;
-    m.nll -= lq[ids[t + 1]];
-    ++m.count;
+  logSoftmax(ref, vocab, lp);
+  logSoftmax(q, vocab, lq);
+  double kl = 0;
+  int64_t ap = 0, aq = 0;
+  for (int64_t i = 0; i < vocab; ++i) {
+    kl += std::exp(lp[i]) * (lp[i] - lq[i]);
+    ap = lp[i] > lp[ap] ? i : ap;
+    aq = lq[i] > lq[aq] ? i : aq;
+  }
+  m.kl += kl;
+  m.top1 += ap == aq;
+  m.nll -= lq[next];
+  ++m.count;
+}
+
+/// Accumulates the next-token predictions within each sequence, of tokens from index firstScored[s] on;
+/// `ref` and `q` hold the logits rows of all sequences one after another.
+void accumulate(const std::vector<float> &ref, const std::vector<float> &q, int64_t vocab,
+                const std::vector<std::vector<int32_t>> &sequences, const std::vector<size_t> &firstScored,
+                Metrics &m) {
+  int64_t row = 0;
+  for (size_t s = 0; s < sequences.size(); ++s) {
+    const std::vector<int32_t> &ids = sequences[s];
+    for (size_t t = firstScored[s] - 1; t + 1 < ids.size(); ++t)
+      accumulateRow(&ref[(row + t) * vocab], &q[(row + t) * vocab], vocab, ids[t + 1], m);
+    row += static_cast<int64_t>(ids.size());
   }
 }
 
-/// Quantize-then-dequantize image of W[N][K] by `method`, and its stored bits per weight.
+/// Quantize-then-dequantize image of W[N][K] by `method`, and its stored bits. `hessian` (XᵀX of the
+/// matrix's input, or null) gives CQ its error feedback and GPTQ its objective; a matrix without one
+/// (an embedding table that is only gathered) gets plain CQ, and RTN under GPTQ.
 std::vector<float> fakeQuant(const std::string &method, const float *w, int64_t n, int64_t k, int bits,
-                             double &storedBits) {
+                             const std::vector<float> *hessian, double &storedBits) {
   if (method == "cq") {
     storedBits = quant::bits_per_weight(n, k, bits) * static_cast<double>(n * k);
-    return quant::dequantize_cq(quant::quantize_cq(w, n, k, bits), n, k);
+    return quant::dequantize_cq(hessian ? quant::cq_with_error_feedback(w, n, k, bits, *hessian)
+                                        : quant::quantize_cq(w, n, k, bits),
+                                n, k);
   }
   bool symmetric = method == "rtn-sym";
   int64_t groups = (k + 127) / 128;
   // fp16 scale per group; the asymmetric grid also stores an fp16 minimum.
   storedBits = static_cast<double>(n) * (static_cast<double>(k) * bits + groups * (symmetric ? 16.0 : 32.0));
+  if (method == "gptq" && hessian)
+    return quant::gptq(w, n, k, bits, *hessian, 128);
   return quant::rtn(w, n, k, bits, symmetric, 128);
 }
-/// The fp32 program, its blob, the evaluation windows and their fp32 logits.
+/// The fp32 program, its blob, the evaluation sequences and their fp32 logits.
 struct EvalContext {
-  std::string exe, blobPath, dir;
+  std::string exe, blobPath, dir, idsPath;
   std::vector<Task> tasks;
   std::unique_ptr<Blob> blob;
-  std::vector<std::vector<int32_t>> windows;
-  std::vector<std::vector<float>> reference;
+  std::string scoreAfter;                      // when set, only tokens after it in each document are scored
+  std::vector<std::vector<int32_t>> sequences; // each fed from position 0 (one line of idsPath)
+  std::vector<size_t> firstScored;             // per sequence: index of the first token whose prediction counts
+  std::vector<float> reference;                // logits rows of all sequences, in order
+  HessianMap hessians; // from --calibration: weight name -> XᵀX of its input
   int64_t vocab = 0;
   Metrics fp32;
   ~EvalContext() {
@@ -198,8 +185,24 @@ struct EvalContext {
   }
 };
 
-/// Compiles and builds the fp32 model, tokenizes `text` (or, when empty, uses `syntheticTokens`
-/// deterministic ids), and computes the reference logits; "" or the error.
+/// The documents of a text: pieces separated by blank lines, each keeping its own last newline.
+std::vector<llvm::StringRef> documents(llvm::StringRef text) {
+  std::vector<llvm::StringRef> docs;
+  while (!text.empty()) {
+    size_t end = text.find("\n\n");
+    llvm::StringRef doc = text.substr(0, end == llvm::StringRef::npos ? text.size() : end + 1);
+    if (!doc.trim().empty())
+      docs.push_back(doc);
+    text = end == llvm::StringRef::npos ? llvm::StringRef() : text.drop_front(end + 1).ltrim('\n');
+  }
+  return docs;
+}
+
+/// Compiles and builds the fp32 model, tokenizes `text` (each document — blank-line separated — as its
+/// own sequence from position 0, as the model saw its training examples; or, when `text` is empty,
+/// `syntheticTokens` deterministic ids), and computes the reference logits; "" or the error. With
+/// c.scoreAfter, a document is tokenized as two pieces, up to and including the marker and after it, and
+/// only the predictions of tokens after the marker count (documents without it are left out).
 std::string prepare(const std::string &model, const std::string &tokenizer, const std::string &text,
                     int maxTokens, int syntheticTokens, EvalContext &c) {
   std::unique_ptr<llvm::MemoryBuffer> textBuffer; // read (and bad text reported) before anything is built
@@ -233,40 +236,63 @@ std::string prepare(const std::string &model, const std::string &tokenizer, cons
         window = std::min<int64_t>(window, m->getInteger("max_seq").value_or(window));
         vocab = m->getInteger("vocab").value_or(0);
       }
-  std::vector<int32_t> ids;
+  // Sequences: each document's ids cut into windows of at most `window` tokens, `maxTokens` in all.
+  std::vector<std::pair<std::vector<int32_t>, size_t>> docs; // ids and the index of the first scored token
   if (textBuffer) {
     std::unique_ptr<Tokenizer> tok = make_tokenizer(*c.blob, &err);
     if (!tok)
       return err;
-    if (!tok->encode(textBuffer->getBuffer(), tok->add_bos, &ids, &err))
-      return text + ": " + err;
-    if (ids.size() < 2)
-      return text + ": the text has fewer than two tokens";
+    for (llvm::StringRef doc : documents(textBuffer->getBuffer())) {
+      size_t marker = c.scoreAfter.empty() ? 0 : doc.find(c.scoreAfter);
+      if (marker == llvm::StringRef::npos)
+        continue;
+      size_t split = c.scoreAfter.empty() ? doc.size() : marker + c.scoreAfter.size();
+      std::vector<int32_t> ids, rest;
+      if (!tok->encode(doc.substr(0, split), tok->add_bos, &ids, &err) ||
+          !tok->encode(doc.substr(split), false, &rest, &err))
+        return text + ": " + err;
+      size_t first = c.scoreAfter.empty() ? 1 : ids.size();
+      ids.insert(ids.end(), rest.begin(), rest.end());
+      docs.push_back({std::move(ids), std::max<size_t>(first, 1)});
+    }
   } else {
+    docs.emplace_back();
+    docs.back().second = 1;
     for (int i = 0; i < syntheticTokens && vocab > 0; ++i)
-      ids.push_back(static_cast<int32_t>((i * 37 + 11) % vocab));
+      docs.back().first.push_back(static_cast<int32_t>((i * 37 + 11) % vocab));
   }
-  if (static_cast<int>(ids.size()) > maxTokens)
-    ids.resize(maxTokens);
+  int64_t budget = maxTokens;
+  for (const auto &[ids, first] : docs)
+    for (size_t at = 0; at + 1 < ids.size() && budget >= 2; at += window) {
+      size_t len = std::min<size_t>({ids.size() - at, static_cast<size_t>(window), static_cast<size_t>(budget)});
+      size_t scored = first > at ? first - at : 1;
+      if (scored >= len)
+        continue; // nothing to score in this window
+      c.sequences.emplace_back(ids.begin() + at, ids.begin() + at + len);
+      c.firstScored.push_back(scored);
+      budget -= static_cast<int64_t>(len);
+    }
+  if (c.sequences.empty())
+    return text + (c.scoreAfter.empty() ? ": the text has fewer than two tokens"
+                                        : ": no document has tokens after '" + c.scoreAfter + "'");
 
   llvm::SmallString<128> work;
   llvm::sys::fs::createUniqueDirectory("saguaro-eval", work);
   c.dir = work.str().str();
-  for (size_t at = 0; at + 1 < ids.size(); at += window)
-    c.windows.emplace_back(ids.begin() + at, ids.begin() + std::min(ids.size(), at + window));
-  c.reference.resize(c.windows.size());
-  int64_t rows = 0;
-  for (size_t w = 0; w < c.windows.size(); ++w) {
-    std::string path = c.dir + "/ids" + std::to_string(w) + ".txt";
-    std::string line;
-    for (int32_t id : c.windows[w])
-      line += std::to_string(id) + " ";
+  c.idsPath = c.dir + "/ids.txt";
+  {
     std::error_code ec;
-    llvm::raw_fd_ostream(path, ec) << line << "\n";
-    if (!logits(c.exe, c.blobPath, path, c.dir + "/ref.npy", c.reference[w], rows, c.vocab, err))
-      return err;
-    accumulate(c.reference[w], c.reference[w], rows, c.vocab, c.windows[w], c.fp32);
+    llvm::raw_fd_ostream os(c.idsPath, ec);
+    for (const std::vector<int32_t> &ids : c.sequences) {
+      for (int32_t id : ids)
+        os << id << ' ';
+      os << '\n';
+    }
   }
+  int64_t rows = 0;
+  if (!logits(c.exe, c.blobPath, c.idsPath, c.dir + "/ref.npy", c.reference, rows, c.vocab, err))
+    return err;
+  accumulate(c.reference, c.reference, c.vocab, c.sequences, c.firstScored, c.fp32);
   return "";
 }
 
@@ -283,7 +309,15 @@ std::string measure(EvalContext &c, const std::string &method, const std::functi
     int bits = e.kind == "weight" && e.dtype == DType::F32 && e.shape.size() == 2 ? bitsFor(e) : 0;
     if (bits > 0) {
       double stored = 0;
-      images.push_back(fakeQuant(method, static_cast<const float *>(e.data), e.shape[0], e.shape[1], bits, stored));
+      auto h = c.hessians.find(e.name);
+      const std::vector<float> *hessian = h == c.hessians.end() ? nullptr : &h->second;
+      if (hessian) {
+        std::string problem = quant::hessian_error(*hessian, e.shape[1]);
+        if (!problem.empty())
+          return e.name + ": cannot use its calibration Hessian: " + problem;
+      }
+      images.push_back(
+          fakeQuant(method, static_cast<const float *>(e.data), e.shape[0], e.shape[1], bits, hessian, stored));
       t.data = images.back().data();
       storedBits += stored;
       weights += static_cast<double>(e.shape[0] * e.shape[1]);
@@ -298,12 +332,13 @@ std::string measure(EvalContext &c, const std::string &method, const std::functi
   bpw = weights ? storedBits / weights : 0;
   m = Metrics();
   int64_t rows = 0, vocab = 0;
-  for (size_t w = 0; w < c.windows.size(); ++w) {
-    std::vector<float> q;
-    if (!logits(c.exe, path, c.dir + "/ids" + std::to_string(w) + ".txt", c.dir + "/q.npy", q, rows, vocab, err))
-      return err;
-    accumulate(c.reference[w], q, rows, vocab, c.windows[w], m);
-  }
+  std::vector<float> q;
+  if (!logits(c.exe, path, c.idsPath, c.dir + "/q.npy", q, rows, vocab, err))
+    return err;
+  if (q.size() != c.reference.size())
+    return path + ": the program returned " + std::to_string(rows) + " logits rows for the fp32 program's " +
+           std::to_string(c.reference.size() / std::max<int64_t>(c.vocab, 1));
+  accumulate(c.reference, q, vocab, c.sequences, c.firstScored, m);
   if (!c.tasks.empty() && !answerTasks(c.exe, path, c.tasks, c.dir, m, err))
     return err;
   llvm::sys::fs::remove(path);
@@ -378,14 +413,17 @@ llvm::Error saguaro::allocateBits(const std::string &model, const std::string &t
 
 int saguaro::runEval(const EvalOptions &o) {
   for (const std::string &m : o.methods)
-    if (m != "cq" && m != "rtn-sym" && m != "rtn-asym")
-      return fail("unknown method '" + m + "' (cq, rtn-sym, rtn-asym)");
+    if (m != "cq" && m != "gptq" && m != "rtn-sym" && m != "rtn-asym")
+      return fail("unknown method '" + m + "' (cq, gptq, rtn-sym, rtn-asym)");
+    else if (m == "gptq" && o.calibration.empty())
+      return fail("--method gptq needs --calibration FILE (its Hessians come from calibration text)");
   for (int b : o.bits)
     if (b < 1 || b > 4)
       return fail("eval --bits takes 1, 2, 3 or 4, got " + std::to_string(b));
   if (o.text.empty())
     return fail("eval needs --text FILE");
   EvalContext c;
+  c.scoreAfter = o.scoreAfter;
   std::string err;
   if (!o.tasks.empty() && !readTasks(o.tasks, c.tasks, err))
     return fail(err);
@@ -394,6 +432,13 @@ int saguaro::runEval(const EvalOptions &o) {
     return fail(err);
   if (!c.tasks.empty() && !answerTasks(c.exe, c.blobPath, c.tasks, c.dir, c.fp32, err))
     return fail(err);
+  if (!o.calibration.empty()) {
+    CompileOptions model;
+    model.model = o.model;
+    model.tokenizer = o.tokenizer;
+    if (auto e = measureHessians(model, o.calibration, c.hessians))
+      return fail(llvm::toString(std::move(e)));
+  }
 
   struct Row {
     std::string method;
@@ -444,6 +489,7 @@ int saguaro::runEval(const EvalOptions &o) {
     llvm::json::Object report{{"model", o.model},
                               {"tokens", static_cast<int64_t>(fp32.count)},
                               {"fp32_ppl", ppl(fp32)},
+                              {"calibrated", !c.hessians.empty()},
                               {"results", std::move(rowsJson)}};
     if (fp32.tasks)
       report["fp32_accuracy"] = static_cast<double>(fp32.correct) / fp32.tasks;

@@ -13,6 +13,8 @@ namespace saguaro {
 struct EvalOptions {
   std::string model, tokenizer, text;
   std::string tasks; // optional file of PROMPT<TAB>ANSWER lines: greedy task accuracy per configuration
+  std::string calibration; // optional text: CQ gets error feedback from it; GPTQ needs it
+  std::string scoreAfter;  // optional marker: only tokens after it in each document are scored
   std::vector<int> bits = {4, 3, 2};
   std::vector<std::string> methods = {"cq", "rtn-asym", "rtn-sym"};
   int maxTokens = 2048;
@@ -22,7 +24,8 @@ struct EvalOptions {
 
 /// Measures quantization quality on a text: per (method, bits), stored bits per weight, mean
 /// KL(fp32 || quantized) of the next-token distributions, top-1 agreement with fp32 and
-/// perplexity, all from logits of the same compiled program in one run. Returns the exit code.
+/// perplexity, all from logits of the same compiled program in one run. With a calibration text,
+/// CQ uses GPTQ-style error feedback and the `gptq` baseline can run. Returns the exit code.
 int runEval(const EvalOptions &options);
 
 /// Mixed precision: measures each weight matrix's KL when it alone is CQ-quantized at 2, 3 and 4

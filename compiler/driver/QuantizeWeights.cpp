@@ -73,7 +73,7 @@ llvm::Error saguaro::readPolicy(llvm::StringRef path, const ImportedModel &model
   return llvm::Error::success();
 }
 
-llvm::Error saguaro::quantizeWeights(mlir::ModuleOp module, ImportedModel &model) {
+llvm::Error saguaro::quantizeWeights(mlir::ModuleOp module, ImportedModel &model, const HessianMap &hessians) {
   auto chosen = module->getAttrOfType<mlir::DictionaryAttr>("cq.quantized");
   if (!chosen || chosen.empty())
     return llvm::Error::success();
@@ -91,7 +91,14 @@ llvm::Error saguaro::quantizeWeights(mlir::ModuleOp module, ImportedModel &model
     std::string problem = quant::cq_input_error(w->data, n, k, bits);
     if (!problem.empty())
       return fileError(name, "cannot quantize: " + problem);
-    quant::CqTensor q = quant::quantize_cq(w->data, n, k, bits);
+    auto h = hessians.find(name);
+    if (h != hessians.end()) {
+      problem = quant::hessian_error(h->second, k);
+      if (!problem.empty())
+        return fileError(name, "cannot use its calibration Hessian: " + problem);
+    }
+    quant::CqTensor q = h != hessians.end() ? quant::cq_with_error_feedback(w->data, n, k, bits, h->second)
+                                            : quant::quantize_cq(w->data, n, k, bits);
     std::vector<uint8_t> norms(q.norms.size() * 2);
     std::memcpy(norms.data(), q.norms.data(), norms.size());
     int64_t rowBytes = n ? static_cast<int64_t>(q.codes.size()) / n : 0;

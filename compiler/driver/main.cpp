@@ -4,6 +4,7 @@
 //                                       [--prefill-chunk N]
 //   saguaro run MODEL_OR_BUNDLE [--tokenizer FILE] -p PROMPT [-n STEPS] [-t TEMP] [--seed S] ...
 //   saguaro logits MODEL_OR_BUNDLE --token-ids FILE -o OUT.npy
+//   saguaro calibrate MODEL (--text FILE | --token-ids FILE) -o DIR
 //   saguaro tokenize SOURCE TEXT [--decode] [--no-special]
 //
 // `run` and `logits` compile a model into a content-addressed cache directory, build the
@@ -12,11 +13,13 @@
 //===------------------------------------------------------------------------------------===//
 #include "compiler/driver/BenchTokenizer.h"
 #include "compiler/driver/BundleCache.h"
+#include "compiler/driver/Calibrate.h"
 #include "compiler/driver/Compile.h"
 #include "compiler/driver/Eval.h"
 #include "compiler/driver/Inspect.h"
 #include "compiler/driver/Tokenize.h"
 #include "compiler/import/ModelDesc.h"
+#include "npy_writer.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -27,6 +30,7 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cmath>
 #include <cstdlib>
 #include <map>
 #include <unistd.h>
@@ -37,15 +41,16 @@ namespace {
 const char *kUsage = R"(usage:
   saguaro compile MODEL -o BUNDLE_DIR [--target generic|x86-avx2|aarch64-neon|aarch64-dotprod|aarch64-i8mm]
                   [--tokenizer FILE] [--chat-template FILE] [--max-seq N] [--prefill-chunk N]
-                  [--bits 1|2|3|4|16] [--policy FILE | --bpw B [--calibration FILE]]
+                  [--bits 1|2|3|4|16] [--policy FILE | --bpw B] [--calibration FILE]
   saguaro run MODEL_OR_BUNDLE [--tokenizer FILE] -p PROMPT [-n STEPS] [-t TEMPERATURE] [--seed S]
                   [--top-k K] [--top-p P] [--min-p P] [--repetition-penalty R] [--target T]
                   [--max-seq N] [--prefill-chunk N]
   saguaro tokenize SOURCE TEXT [--decode] [--no-special]
   saguaro bench tokenizer SOURCE [--text FILE] [--json]
   saguaro inspect BUNDLE [--tensor NAME -o FILE]
-  saguaro eval MODEL --text FILE [--tokenizer FILE] [--bits 4,3,2] [--method cq,rtn-asym,rtn-sym]
-                  [--bpw B] [--tasks FILE] [--max-tokens N] [--json]
+  saguaro eval MODEL --text FILE [--tokenizer FILE] [--bits 4,3,2] [--method cq,gptq,rtn-asym,rtn-sym]
+                  [--calibration FILE] [--bpw B] [--tasks FILE] [--score-after MARKER] [--max-tokens N] [--json]
+  saguaro calibrate MODEL (--text FILE | --token-ids FILE) -o DIR [--tokenizer FILE]
   saguaro logits MODEL_OR_BUNDLE --token-ids FILE -o OUT.npy [--tokenizer FILE] [--target T]
                   [--max-seq N] [--prefill-chunk N]
 )";
@@ -248,7 +253,8 @@ int cmdEval(int argc, char **argv) {
       rest.push_back(argv[i]);
   }
   auto a = parseArgs(static_cast<int>(rest.size()), rest.data(),
-                     {"--text", "--tokenizer", "--bits", "--method", "--max-tokens", "--bpw", "--tasks"});
+                     {"--text", "--tokenizer", "--bits", "--method", "--max-tokens", "--bpw", "--tasks", "--calibration",
+                      "--score-after"});
   if (!a)
     return fail(llvm::toString(a.takeError()));
   if (!a->flags.count("--text"))
@@ -259,6 +265,10 @@ int cmdEval(int argc, char **argv) {
     o.tokenizer = a->flags.at("--tokenizer");
   if (a->flags.count("--tasks"))
     o.tasks = a->flags.at("--tasks");
+  if (a->flags.count("--calibration"))
+    o.calibration = a->flags.at("--calibration");
+  if (a->flags.count("--score-after"))
+    o.scoreAfter = a->flags.at("--score-after");
   if (a->flags.count("--method"))
     o.methods = splitList(a->flags.at("--method"));
   if (a->flags.count("--bits")) {
@@ -277,6 +287,37 @@ int cmdEval(int argc, char **argv) {
   if (a->flags.count("--bpw") && (llvm::StringRef(a->flags.at("--bpw")).getAsDouble(o.bpw) || o.bpw <= 0))
     return fail("--bpw needs a positive number, got '" + a->flags.at("--bpw") + "'");
   return runEval(o);
+}
+
+/// `saguaro calibrate`: writes DIR/<weight>.npy, the mean XᵀX of the input of every float weight matrix.
+int cmdCalibrate(int argc, char **argv) {
+  auto a = parseArgs(argc, argv, {"--text", "--token-ids", "-o", "--tokenizer"});
+  if (!a)
+    return fail(llvm::toString(a.takeError()));
+  if (a->flags.count("--text") == a->flags.count("--token-ids") || !a->flags.count("-o"))
+    return fail("calibrate needs one of --text FILE and --token-ids FILE, and -o DIR");
+  CompileOptions model;
+  model.model = a->positional;
+  if (a->flags.count("--tokenizer"))
+    model.tokenizer = a->flags.at("--tokenizer");
+  HessianMap hessians;
+  llvm::Error e = a->flags.count("--text") ? measureHessians(model, a->flags.at("--text"), hessians)
+                                           : measureHessiansOnIds(model, a->flags.at("--token-ids"), hessians);
+  if (e)
+    return fail(llvm::toString(std::move(e)));
+  const std::string &dir = a->flags.at("-o");
+  if (std::error_code ec = llvm::sys::fs::create_directories(dir))
+    return fail(dir + ": cannot create: " + ec.message());
+  for (const auto &[name, h] : hessians) {
+    std::string err;
+    uint64_t k = static_cast<uint64_t>(std::llround(std::sqrt(static_cast<double>(h.size()))));
+    if (!write_npy_f32(dir + "/" + name + ".npy", h, k, k, &err)) {
+      llvm::sys::fs::remove_directories(dir);
+      return fail(err);
+    }
+  }
+  llvm::errs() << "saguaro: wrote " << hessians.size() << " Gram matrices to " << dir << "\n";
+  return 0;
 }
 
 int cmdInspect(int argc, char **argv) {
@@ -325,6 +366,8 @@ int main(int argc, char **argv) {
     return cmdBench(argc, argv);
   if (cmd == "inspect")
     return cmdInspect(argc, argv);
+  if (cmd == "calibrate")
+    return cmdCalibrate(argc, argv);
   if (cmd == "eval")
     return cmdEval(argc, argv);
   llvm::errs() << "saguaro: unknown command '" << cmd << "'\n" << kUsage;

@@ -9,11 +9,13 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Transforms/Passes.h"
 
-void saguaro::buildCompilePipeline(mlir::PassManager &pm, int64_t bits) {
+void saguaro::buildCompilePipeline(mlir::PassManager &pm, int64_t bits, bool calibrationTaps) {
   pm.addNestedPass<mlir::func::FuncOp>(llm::createFuseResidualNorm());
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(cq::createQuantize(cq::QuantizeOptions{bits}));
   pm.addPass(llm::createLowerToKern());
+  if (calibrationTaps)
+    pm.addPass(kern::createInsertCalibrationTaps());
   pm.addPass(kern::createPlanMemory());
   pm.addPass(emit::createKernLowerToEmitC());
 }

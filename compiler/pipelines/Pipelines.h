@@ -7,7 +7,8 @@
 namespace saguaro {
 /// llm -> fused llm -> (cq) -> kern -> planned kern -> EmitC: the pipeline `saguaro compile` runs.
 /// `bits` is the default weight bit width (16 keeps float32; the module's cq.policy overrides it).
-void buildCompilePipeline(mlir::PassManager &pm, int64_t bits = 16);
+/// `calibrationTaps` adds kern-insert-calibration-taps (the program then reports XᵀX per weight input).
+void buildCompilePipeline(mlir::PassManager &pm, int64_t bits = 16, bool calibrationTaps = false);
 /// Registers every dialect the pipeline touches.
 void registerSaguaroDialects(mlir::DialectRegistry &registry);
 } // namespace saguaro

@@ -355,18 +355,36 @@ CqTensor cq_with_error_feedback(const float* w, int64_t N, int64_t K, int bits, 
   detail::parallel_rows(N, kTile, [&](int64_t b, int64_t e) {
     const int64_t rows = e - b;
     std::vector<float> Wt(static_cast<size_t>(rows * Kp));
-    std::vector<float> sig(static_cast<size_t>(rows));
+    std::vector<float> sig(static_cast<size_t>(rows)), norm(static_cast<size_t>(rows));
     for (int64_t i = 0; i < rows * Kp; ++i) Wt[i] = static_cast<float>(Wr[b * Kp + i]);
     for (int64_t i = 0; i < Kp; ++i) {
       const int j = static_cast<int>(i / g), ii = static_cast<int>(i % g);
       if (ii == 0)
         for (int64_t r = 0; r < rows; ++r) {
+          // Fixed before the group's first column, as plain CQ defines them for the error-updated group
+          // (docs/quantization.md, "Stored tensor"): codes are nearest centroids of w/σ, and the stored scale
+          // is the least-squares scale of the group's nearest codes.
+          const float* wg = Wt.data() + r * Kp + i;
           double ss = 0.0;
-          for (int m = 0; m < g; ++m) ss += double(Wt[r * Kp + i + m]) * Wt[r * Kp + i + m];
-          const uint16_t h = cq::float_to_half(static_cast<float>(std::sqrt(ss)));
+          for (int m = 0; m < g; ++m) ss += double(wg[m]) * wg[m];
+          const double sigma = std::sqrt(ss);
+          double scale = sigma;
+          if (sigma > 0.0) {
+            double dot = 0.0, cc = 0.0;
+            for (int m = 0; m < g; ++m) {
+              uint32_t c = 0;
+              for (int step = levels >> 1; step > 0; step >>= 1)
+                if (wg[m] / sigma > mids[c + step - 1]) c += step;
+              dot += double(wg[m]) * cb[c];
+              cc += double(cb[c]) * cb[c];
+            }
+            if (cc > 0.0) scale = dot / cc;
+          }
+          const uint16_t h = cq::float_to_half(static_cast<float>(scale));
           if ((h & 0x7C00u) == 0x7C00u) throw std::invalid_argument("cq_with_error_feedback: norm beyond fp16");
           t.norms[(b + r) * G + j] = h;
           sig[r] = cq::half_to_float(h);
+          norm[r] = static_cast<float>(sigma);
         }
       const float* ui = U.data() + i * Kp;
       const float d = ui[i];
@@ -375,8 +393,8 @@ CqTensor cq_with_error_feedback(const float* w, int64_t N, int64_t K, int bits, 
         const float x = wr[i];
         uint32_t code = 0;
         float qv = 0.0f;
-        if (sig[r] > 0.0f) {
-          const double y = double(x) / double(sig[r]);
+        if (sig[r] > 0.0f && norm[r] > 0.0f) {
+          const double y = double(x) / double(norm[r]);
           for (int step = levels >> 1; step > 0; step >>= 1)
             if (y > mids[code + step - 1]) code += step;
           qv = sig[r] * cb[code];

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "gram_accumulator.h"
 #include "npy_writer.h"
 #include "process_stats.h"
 #include "saguaro/engine.h"
@@ -19,7 +20,8 @@ namespace {
 
 const char* const kUsage =
     "usage: saguaro_bundle BUNDLE -p PROMPT [-n STEPS] [-t TEMP] [--seed S] [--top-k K] [--top-p P] [--min-p P] "
-    "[--repetition-penalty R] | saguaro_bundle BUNDLE --logits IDS_FILE -o OUT.npy";
+    "[--repetition-penalty R] | saguaro_bundle BUNDLE --logits IDS_FILE -o OUT.npy | "
+    "saguaro_bundle BUNDLE --gram IDS_FILE -o DIR";
 
 int fail(const std::string& msg) {
   std::fprintf(stderr, "saguaro: %s\n", msg.c_str());
@@ -45,7 +47,7 @@ bool parse_float(const std::string& s, double lo, double hi, double* out) {
 }
 
 struct Args {
-  std::string bundle, prompt, ids_file, out_file;
+  std::string bundle, prompt, ids_file, gram_file, out_file;
   bool has_prompt = false;  // without -p the prompt is empty, as in run.c
   GenerateConfig cfg;
   bool has_seed = false;
@@ -68,6 +70,8 @@ bool parse_args(int argc, char** argv, Args* a, std::string* err) {
       a->prompt = v, a->has_prompt = true;
     } else if (flag == "--logits") {
       a->ids_file = v;
+    } else if (flag == "--gram") {
+      a->gram_file = v;
     } else if (flag == "-o") {
       a->out_file = v;
     } else if (flag == "-n") {
@@ -95,34 +99,62 @@ bool parse_args(int argc, char** argv, Args* a, std::string* err) {
       return *err = "unknown option " + flag + "; " + kUsage, false;
     }
   }
-  if (a->ids_file.empty() != a->out_file.empty()) return *err = "--logits and -o go together", false;
-  if (!a->ids_file.empty() && a->has_prompt) return *err = "-p and --logits exclude each other", false;
+  const int modes = a->has_prompt + !a->ids_file.empty() + !a->gram_file.empty();
+  if (modes > 1) return *err = "-p, --logits and --gram exclude each other", false;
+  if ((a->ids_file.empty() && a->gram_file.empty()) != a->out_file.empty())
+    return *err = "-o goes with --logits or --gram", false;
   if (!a->has_seed) a->cfg.seed = static_cast<uint64_t>(std::time(nullptr));  // run.c: seed 0 → time
   return true;
 }
 
-// Reads whitespace-separated decimal token ids.
-bool read_ids(const std::string& path, std::vector<int32_t>* ids, std::string* err) {
+// Reads sequences of whitespace-separated decimal token ids, one per non-empty line.
+bool read_sequences(const std::string& path, std::vector<std::vector<int32_t>>* sequences, std::string* err) {
   std::ifstream in(path);
   if (!in) return *err = path + ": cannot open", false;
-  std::string word;
-  while (in >> word) {
-    long long v = 0;
-    if (!parse_int(word, 0, INT32_MAX, &v)) return *err = path + ": bad token id '" + word + "'", false;
-    ids->push_back(static_cast<int32_t>(v));
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream words(line);
+    std::vector<int32_t> ids;
+    for (std::string word; words >> word;) {
+      long long v = 0;
+      if (!parse_int(word, 0, INT32_MAX, &v)) return *err = path + ": bad token id '" + word + "'", false;
+      ids.push_back(static_cast<int32_t>(v));
+    }
+    if (!ids.empty()) sequences->push_back(std::move(ids));
   }
-  if (ids->empty()) return *err = path + ": no token ids", false;
+  if (sequences->empty()) return *err = path + ": no token ids", false;
   return true;
 }
 
+// Every line of the ids file is one sequence fed from position 0; the rows of all lines go to one .npy.
 int run_logits(Engine& engine, const Args& a) {
-  std::vector<int32_t> ids;
+  std::vector<std::vector<int32_t>> sequences;
   std::string err;
-  if (!read_ids(a.ids_file, &ids, &err)) return fail(err);
-  const std::vector<float> logits = engine.logits(ids, &err);
-  if (logits.empty()) return fail(a.ids_file + ": " + err);
-  if (!write_npy_f32(a.out_file, logits, ids.size(), static_cast<uint64_t>(engine.vocab()), &err)) return fail(err);
+  if (!read_sequences(a.ids_file, &sequences, &err)) return fail(err);
+  std::vector<float> all;
+  uint64_t rows = 0;
+  for (const std::vector<int32_t>& ids : sequences) {
+    const std::vector<float> logits = engine.logits(ids, &err);
+    if (logits.empty()) return fail(a.ids_file + ": " + err);
+    all.insert(all.end(), logits.begin(), logits.end());
+    rows += ids.size();
+  }
+  if (!write_npy_f32(a.out_file, all, rows, static_cast<uint64_t>(engine.vocab()), &err)) return fail(err);
   std::fprintf(stderr, "peak_rss_bytes=%llu\n", static_cast<unsigned long long>(peak_rss_bytes()));
+  return 0;
+}
+
+// Runs every line of the ids file (one sequence each, from position 0) through the program and writes the mean
+// XᵀX its taps saw, one DIR/tap<ID>.npy per tap (calibration builds; docs/quantization.md).
+int run_gram(Engine& engine, const Args& a) {
+  std::vector<std::vector<int32_t>> sequences;
+  std::string err;
+  if (!read_sequences(a.gram_file, &sequences, &err)) return fail(err);
+  GramAccumulator gram;
+  engine.set_tap(&GramAccumulator::hook, &gram);
+  for (const std::vector<int32_t>& ids : sequences)
+    if (engine.logits(ids, &err).empty()) return fail(a.gram_file + ": " + err);
+  engine.set_tap(nullptr, nullptr);
+  if (!gram.write(a.out_file, &err)) return fail(a.out_file + ": " + err);
   return 0;
 }
 
@@ -154,6 +186,7 @@ int bundle_main(int argc, char** argv) {
     if (!parse_args(argc, argv, &a, &err)) return fail(err);
     std::unique_ptr<Engine> engine = Engine::open(a.bundle, &err);
     if (!engine) return fail(err);
+    if (!a.gram_file.empty()) return run_gram(*engine, a);
     return a.ids_file.empty() ? run_generate(*engine, a) : run_logits(*engine, a);
   } catch (const std::exception& e) {
     return fail(std::string("internal error: ") + e.what());

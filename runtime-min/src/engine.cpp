@@ -183,6 +183,8 @@ bool Engine::tokenize(std::string_view text, std::vector<int32_t>* ids, std::str
   return impl_->tok->encode(text, impl_->tok->add_bos, ids, err);
 }
 
+void Engine::set_tap(TapFn fn, void* ctx) { impl_->model->set_tap(fn, ctx); }
+
 const ModelSpec& Engine::spec() const { return impl_->spec; }
 int32_t Engine::vocab() const { return impl_->spec.vocab; }
 int32_t Engine::bos_id() const { return impl_->tok ? impl_->tok->bos_id : -1; }

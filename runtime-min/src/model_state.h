@@ -22,6 +22,8 @@ class BoundModel {
   BoundModel& operator=(const BoundModel&) = delete;
 
   const ModelState& state() const { return state_; }
+  /// Installs (or, with null, removes) the hook the generated code's taps call.
+  void set_tap(TapFn fn, void* ctx) { state_.tap = fn, state_.tap_ctx = ctx; }
   /// Zeroes the KV cache (start of a new sequence).
   void clear_kv();
   uint64_t kv_bytes() const { return kv_bytes_; }

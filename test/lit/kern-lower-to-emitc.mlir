@@ -131,3 +131,21 @@ module {
     return
   }
 }
+
+// -----
+
+// A tap becomes a call of the bundle's `tap` helper with the state, id, runtime rows,
+// the buffer's width and its pointer.
+// CHECK-LABEL: emitc.func @saguaro_model_prefill(
+// CHECK-SAME: %[[S:[^:]+]]: !emitc.opaque<"const saguaro::ModelState&">, %{{[^:]+}}: !emitc.ptr<!emitc.opaque<"const int32_t">>, %[[N:[^:]+]]: i32
+// CHECK:      %[[B:.*]] = emitc.add
+// CHECK-NEXT: emitc.call_opaque "tap"(%[[S]], %[[N]], %[[B]]) {args = [0 : index, 3 : i32, 1 : index, 8 : i32, 2 : index]}
+// CPP-LABEL: void saguaro_model_prefill(
+// CPP:       tap(v1, 3, v3, 8, v{{[0-9]+}});
+module {
+  func.func @prefill() attributes {llm.entry = "prefill"} {
+    %0 = kern.alloc {offset = 0 : i64} : memref<4x8xf32>
+    kern.tap %0 {id = 3 : i64} : memref<4x8xf32>
+    return
+  }
+}

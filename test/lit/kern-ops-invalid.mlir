@@ -71,3 +71,23 @@ func.func @misaligned_offset() {
   %0 = kern.alloc {offset = 32 : i64} : memref<1x8xf32>
   return
 }
+
+// -----
+
+// A tap reads a static two-dimensional f32 buffer.
+func.func @tap_rank() {
+  %0 = kern.alloc : memref<8xf32>
+  // expected-error @+1 {{'kern.tap' op taps a static [rows, cols] f32 buffer, got 'memref<8xf32>'}}
+  kern.tap %0 {id = 0 : i64} : memref<8xf32>
+  return
+}
+
+// -----
+
+// Tap ids are non-negative.
+func.func @tap_id() {
+  %0 = kern.alloc : memref<1x8xf32>
+  // expected-error @+1 {{'kern.tap' op id -1 is negative}}
+  kern.tap %0 {id = -1 : i64} : memref<1x8xf32>
+  return
+}

@@ -3,6 +3,9 @@
 Usage:
   llama2c_reference.py CHECKPOINT --token-ids FILE -o OUT.npy [--dtype float32|float64]
   llama2c_reference.py CHECKPOINT --check-trace TRACE.txt [--tol 1e-4]
+  llama2c_reference.py CHECKPOINT --gram IDS_FILE -o DIR
+      (one sequence per line; writes DIR/<weight>.npy = mean x xᵀ over the rows x each weight matrix
+       multiplies, named as Saguaro names llama2.c weights: layers.L.wq ... layers.L.w2, the classifier)
 """
 import argparse
 import re
@@ -23,6 +26,7 @@ def load_checkpoint(path):
     cfg = dict(zip(_HEADER_FIELDS, struct.unpack("<7i", data[:28])))
     shared = cfg["vocab_size"] > 0
     cfg["vocab_size"] = abs(cfg["vocab_size"])
+    cfg["shared_classifier"] = shared
     floats = np.frombuffer(data, dtype="<f4", offset=28)
     dim, hid, L = cfg["dim"], cfg["hidden_dim"], cfg["n_layers"]
     hs = dim // cfg["n_heads"]
@@ -75,8 +79,14 @@ def rope_interleaved(x, positions, theta=10000.0):
     return out
 
 
-def forward(cfg, weights, ids, dtype=np.float64):
-    """Full causal prefill of ids from position 0; returns logits [T, vocab] in dtype."""
+def forward(cfg, weights, ids, dtype=np.float64, inputs=None):
+    """Full causal prefill of ids from position 0; returns logits [T, vocab] in dtype. When `inputs` is a
+    dict, inputs[name] gets the list of activations [T, in] each weight matrix multiplied."""
+    def seen(name, x):
+        if inputs is not None:
+            inputs.setdefault(name, []).append(x)
+        return x
+
     w = {k: v.astype(dtype) for k, v in weights.items()}
     T, nh, nkv = len(ids), cfg["n_heads"], cfg["n_kv_heads"]
     hs = cfg["dim"] // nh
@@ -85,6 +95,8 @@ def forward(cfg, weights, ids, dtype=np.float64):
     x = w["tok_emb"][np.asarray(ids)]
     for l in range(cfg["n_layers"]):
         h = rms_norm(x, w["rms_att"][l])
+        for name in ("wq", "wk", "wv"):
+            seen(f"layers.{l}.{name}", h)
         q = rope_interleaved((h @ w["wq"][l].T).reshape(T, nh, hs), positions)
         k = rope_interleaved((h @ w["wk"][l].T).reshape(T, nkv, hs), positions)
         v = (h @ w["wv"][l].T).reshape(T, nkv, hs)
@@ -94,11 +106,22 @@ def forward(cfg, weights, ids, dtype=np.float64):
         probs = np.exp(scores - scores.max(-1, keepdims=True))
         probs /= probs.sum(-1, keepdims=True)
         att = np.einsum("hts,shd->thd", probs, v).reshape(T, nh * hs)
-        x = x + att @ w["wo"][l].T
+        x = x + seen(f"layers.{l}.wo", att) @ w["wo"][l].T
         h = rms_norm(x, w["rms_ffn"][l])
+        seen(f"layers.{l}.w1", h), seen(f"layers.{l}.w3", h)
         g, u = h @ w["w1"][l].T, h @ w["w3"][l].T
-        x = x + (g / (1.0 + np.exp(-g)) * u) @ w["w2"][l].T
-    return rms_norm(x, w["rms_final"]) @ w["wcls"].T
+        x = x + seen(f"layers.{l}.w2", g / (1.0 + np.exp(-g)) * u) @ w["w2"][l].T
+    final = rms_norm(x, w["rms_final"])
+    seen("tok_embeddings" if cfg["shared_classifier"] else "output", final)
+    return final @ w["wcls"].T
+
+
+def gram(cfg, weights, sequences):
+    """Mean x xᵀ over every row each weight matrix multiplies, summed over the sequences (float64)."""
+    inputs = {}
+    for ids in sequences:
+        forward(cfg, weights, ids, np.float64, inputs)
+    return {name: sum(x.T @ x for x in xs) / sum(len(x) for x in xs) for name, xs in inputs.items()}
 
 
 def parse_trace(path):
@@ -147,9 +170,18 @@ def main():
     ap.add_argument("--dtype", choices=("float32", "float64"), default="float64")
     ap.add_argument("--check-trace", help="run.c trace file to compare against")
     ap.add_argument("--tol", type=float, default=1e-4)
+    ap.add_argument("--gram", help="file of sequences (one per line) whose weight-input Gram matrices to write")
     args = ap.parse_args()
     if args.check_trace:
         return check_trace(args.checkpoint, args.check_trace, args.tol)
+    if args.gram:
+        if not args.output:
+            ap.error("--gram needs -o DIR")
+        cfg, weights = load_checkpoint(args.checkpoint)
+        sequences = [[int(t) for t in line.split()] for line in open(args.gram) if line.strip()]
+        for name, g in gram(cfg, weights, sequences).items():
+            np.save(f"{args.output}/{name}.npy", g)
+        return 0
     if not (args.token_ids and args.output):
         ap.error("--token-ids and -o are required unless --check-trace is given")
     cfg, weights = load_checkpoint(args.checkpoint)

@@ -61,5 +61,14 @@ LogicalResult CallOp::verify() {
   return success();
 }
 
+LogicalResult TapOp::verify() {
+  auto type = cast<MemRefType>(getBuffer().getType());
+  if (type.getRank() != 2 || !type.hasStaticShape() || !type.getElementType().isF32())
+    return emitOpError("taps a static [rows, cols] f32 buffer, got ") << type;
+  if (getIdAttr().getInt() < 0)
+    return emitOpError() << "id " << getIdAttr().getInt() << " is negative";
+  return success();
+}
+
 #define GET_OP_CLASSES
 #include "dialects/kern/IR/KernOps.cpp.inc"

@@ -41,4 +41,22 @@ def Kern_CallOp : Kern_Op<"call"> {
   let hasVerifier = 1;
 }
 
+def Kern_TapOp : Kern_Op<"tap"> {
+  let summary = "Hands an activation buffer to the runtime's tap hook";
+  let description = [{
+    The first `rows` rows (the entry point's runtime row count) of a `[rows, cols]` buffer
+    are passed to the hook the runtime installed in `ModelState::tap` under the number `id`;
+    without a hook the tap does nothing. Calibration builds tap the inputs of weight matrices
+    (`kern-insert-calibration-taps`); the module attribute `kern.taps` says what each `id`
+    is. A tap only reads its buffer.
+
+    ```mlir
+    kern.tap %x {id = 0 : i64} : memref<16x64xf32>
+    ```
+  }];
+  let arguments = (ins AnyMemRef:$buffer, I64Attr:$id);
+  let assemblyFormat = "$buffer attr-dict `:` type($buffer)";
+  let hasVerifier = 1;
+}
+
 #endif // SAGUARO_KERN_OPS

@@ -58,6 +58,9 @@ class Engine {
   /// Token ids of `text` (BOS first when the tokenizer's config says so).
   bool tokenize(std::string_view text, std::vector<int32_t>* ids, std::string* err);
 
+  /// Installs the hook that receives activations at the program's taps (calibration builds; null removes it).
+  void set_tap(TapFn fn, void* ctx);
+
   const ModelSpec& spec() const;
   int32_t vocab() const;
   int32_t bos_id() const;

@@ -14,10 +14,14 @@ struct ModelSpec {
   uint32_t n_weights;
   const WeightSpec* weights; // slot i of ModelState::w must hold a tensor with this name/dtype/bytes
 };
+/// Receives the first `rows` rows of a [rows, cols] activation at a `kern.tap` (calibration builds).
+using TapFn = void (*)(void* ctx, int32_t id, int32_t rows, int32_t cols, const float* x);
 struct ModelState {
   float* arena;              // arena_bytes, 64-byte aligned
   float* kv;                 // kv_bytes, 64-byte aligned, zero-initialised
   const void* const* w;      // n_weights pointers into the mapped blob
+  TapFn tap;                 // null: taps do nothing
+  void* tap_ctx;             // passed to tap
 };
 }  // namespace saguaro
 const saguaro::ModelSpec& saguaro_model_spec();
