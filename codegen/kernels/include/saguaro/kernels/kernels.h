@@ -4,9 +4,11 @@
 // This header exposes the selected version of each kernel in saguaro::kernels; an ISA set overrides a kernel by
 // replacing its using-declaration below, and its tests compare against the generic one.
 //
-// Numerics: float32, no -ffast-math. Products are accumulated in the order llama2.c uses, and kernels must not
-// be contracted into FMAs (the saguaro_kernels CMake target passes -ffp-contract=off) so that a compiled
-// llama2.c checkpoint reproduces run.c's logits bit for bit.
+// Numerics: float32, no -ffast-math. The generic kernels accumulate products in the order llama2.c uses and
+// must not be contracted into FMAs (the saguaro_kernels CMake target passes -ffp-contract=off), so that a
+// compiled llama2.c checkpoint reproduces run.c's logits bit for bit. ISA kernels may reorder sums and use FMA
+// intrinsics; they stay within 1e-5 of the output's scale of the generic ones (docs/internals.md, "x86 AVX2
+// kernels").
 #pragma once
 
 #include "saguaro/kernels/generic/activation.h"
@@ -18,8 +20,37 @@
 #include "saguaro/kernels/generic/rmsnorm.h"
 #include "saguaro/kernels/generic/rope.h"
 
+// x86 with AVX2 and FMA (-mavx2 -mfma, the x86-avx2 target): x86/avx2/*.h.
+#if defined(__AVX2__) && defined(__FMA__)
+#define SAGUARO_KERNELS_X86_AVX2 1
+#include "saguaro/kernels/x86/avx2/activation.h"
+#include "saguaro/kernels/x86/avx2/attention.h"
+#include "saguaro/kernels/x86/avx2/cq.h"
+#include "saguaro/kernels/x86/avx2/matmul.h"
+#include "saguaro/kernels/x86/avx2/rmsnorm.h"
+#include "saguaro/kernels/x86/avx2/rope.h"
+#endif
+
 namespace saguaro::kernels {
 
+#if defined(SAGUARO_KERNELS_X86_AVX2)
+using generic::add_f32;
+using generic::embed_f32;
+using generic::kv_store_f32;
+using generic::softcap_f32;
+using x86_avx2::add_rmsnorm_f32;
+using x86_avx2::attention_f32;
+using x86_avx2::cq_embed_f32;
+using x86_avx2::cq_logits_f32;
+using x86_avx2::cq_matmul_f32;
+using x86_avx2::cq_rotate_f32;
+using x86_avx2::gated_act_f32;
+using x86_avx2::head_rmsnorm_f32;
+using x86_avx2::logits_f32;
+using x86_avx2::matmul_f32;
+using x86_avx2::rmsnorm_f32;
+using x86_avx2::rope_f32;
+#else
 using generic::add_f32;
 using generic::add_rmsnorm_f32;
 using generic::attention_f32;
@@ -36,5 +67,6 @@ using generic::matmul_f32;
 using generic::rmsnorm_f32;
 using generic::rope_f32;
 using generic::softcap_f32;
+#endif
 
 }  // namespace saguaro::kernels
