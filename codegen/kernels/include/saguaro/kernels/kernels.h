@@ -29,6 +29,16 @@
 #include "saguaro/kernels/x86/avx2/matmul.h"
 #include "saguaro/kernels/x86/avx2/rmsnorm.h"
 #include "saguaro/kernels/x86/avx2/rope.h"
+// 64-bit ARM (every aarch64 target: ARMv8.0 Advanced SIMD, no dotprod/i8mm/SVE/fp16 arithmetic): arm64/neon/*.h.
+// NEON is always on there, so SAGUARO_KERNELS_GENERIC asks for the generic set instead (the generic kernel tests).
+#elif defined(__aarch64__) && defined(__ARM_NEON) && !defined(SAGUARO_KERNELS_GENERIC)
+#define SAGUARO_KERNELS_ARM64_NEON 1
+#include "saguaro/kernels/arm64/neon/activation.h"
+#include "saguaro/kernels/arm64/neon/attention.h"
+#include "saguaro/kernels/arm64/neon/cq.h"
+#include "saguaro/kernels/arm64/neon/matmul.h"
+#include "saguaro/kernels/arm64/neon/rmsnorm.h"
+#include "saguaro/kernels/arm64/neon/rope.h"
 #endif
 
 namespace saguaro::kernels {
@@ -50,6 +60,23 @@ using x86_avx2::logits_f32;
 using x86_avx2::matmul_f32;
 using x86_avx2::rmsnorm_f32;
 using x86_avx2::rope_f32;
+#elif defined(SAGUARO_KERNELS_ARM64_NEON)
+using generic::add_f32;
+using generic::embed_f32;
+using generic::kv_store_f32;
+using generic::softcap_f32;
+using arm64_neon::add_rmsnorm_f32;
+using arm64_neon::attention_f32;
+using arm64_neon::cq_embed_f32;
+using arm64_neon::cq_logits_f32;
+using arm64_neon::cq_matmul_f32;
+using arm64_neon::cq_rotate_f32;
+using arm64_neon::gated_act_f32;
+using arm64_neon::head_rmsnorm_f32;
+using arm64_neon::logits_f32;
+using arm64_neon::matmul_f32;
+using arm64_neon::rmsnorm_f32;
+using arm64_neon::rope_f32;
 #else
 using generic::add_f32;
 using generic::add_rmsnorm_f32;

@@ -1,0 +1,78 @@
+// Rotary position embedding (NEON). The angles are the generic kernel's (powf once per call instead of once per
+// row, cosf/sinf per row) and the rotation is the same multiplies and adds per element (no FMA), so the result
+// is identical to generic::rope_f32 (and to llama2.c for Style 0). Worthwhile because it runs over every query
+// and key head at every position; head-dim tails go through the vector code on a zero-padded copy.
+#pragma once
+
+#include <arm_neon.h>
+
+#include <cmath>
+#include <cstdint>
+
+#include "saguaro/kernels/arm64/neon/common.h"
+
+namespace saguaro::kernels::arm64_neon {
+
+/// In-place RoPE on x[rows][H][HD]; row r sits at position (pos0+r)/pos_scale (contract of generic::rope_f32).
+template <int H, int HD, int Style>
+inline void rope_f32(int32_t rows, int32_t pos0, float* x, float theta, float pos_scale) {
+  static_assert(HD % 2 == 0, "head dim must be even");
+  static_assert(Style == 0 || Style == 1, "rope style is 0 (interleaved) or 1 (halves)");
+  constexpr int kHalf = HD / 2;
+  float freq[kHalf];
+  for (int i = 0; i < kHalf; ++i) freq[i] = 1.0f / powf(theta, static_cast<float>(2 * i) / static_cast<float>(HD));
+  // Style 0: cos repeated for both elements of a pair and sin as (−s, s); Style 1: one entry per pair.
+  float fcr[HD];
+  float fci[HD];
+  for (int32_t r = 0; r < rows; ++r) {
+    // Dividing by 1.0f is exact, so unscaled positions match llama2.c's int-to-float conversion.
+    const float pos = static_cast<float>(pos0 + r) / pos_scale;
+    for (int i = 0; i < kHalf; ++i) {
+      const float val = pos * freq[i];
+      const float c = cosf(val);
+      const float s = sinf(val);
+      if (Style == 0) {
+        fcr[2 * i] = fcr[2 * i + 1] = c;
+        fci[2 * i] = -s;
+        fci[2 * i + 1] = s;
+      } else {
+        fcr[i] = c;
+        fci[i] = s;
+      }
+    }
+    float* xr = x + static_cast<int64_t>(r) * H * HD;
+    for (int h = 0; h < H; ++h) {
+      float* v = xr + h * HD;
+      if constexpr (Style == 0) {
+        // Pairs (v0, v1): v·(c, c) + (v1, v0)·(−s, s) = (v0·c − v1·s, v1·c + v0·s); negating a product is exact
+        // and x + (−y) is x − y, so these are the generic kernel's roundings.
+        auto rotate = [](float32x4_t a, float32x4_t c, float32x4_t s) {
+          return vaddq_f32(vmulq_f32(a, c), vmulq_f32(vrev64q_f32(a), s));
+        };
+        int i = 0;
+        for (; i + 4 <= HD; i += 4) vst1q_f32(v + i, rotate(vld1q_f32(v + i), vld1q_f32(fcr + i), vld1q_f32(fci + i)));
+        if (i < HD) {
+          const float32x4_t a = rotate(detail::load_first(v + i, HD - i), detail::load_first(fcr + i, HD - i),
+                                       detail::load_first(fci + i, HD - i));
+          detail::store_first(v + i, a, HD - i);
+        }
+      } else {
+        // (v0·c − v1·s, v0·s + v1·c) for elements i and i + HD/2.
+        auto rotate = [&](int i, float32x4_t v0, float32x4_t v1, float32x4_t c, float32x4_t s, int n) {
+          detail::store_first(v + i, vsubq_f32(vmulq_f32(v0, c), vmulq_f32(v1, s)), n);
+          detail::store_first(v + kHalf + i, vaddq_f32(vmulq_f32(v0, s), vmulq_f32(v1, c)), n);
+        };
+        int i = 0;
+        for (; i + 4 <= kHalf; i += 4)
+          rotate(i, vld1q_f32(v + i), vld1q_f32(v + kHalf + i), vld1q_f32(fcr + i), vld1q_f32(fci + i), 4);
+        if (i < kHalf) {
+          const int n = kHalf - i;
+          rotate(i, detail::load_first(v + i, n), detail::load_first(v + kHalf + i, n), detail::load_first(fcr + i, n),
+                 detail::load_first(fci + i, n), n);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace saguaro::kernels::arm64_neon

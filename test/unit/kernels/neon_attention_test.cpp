@@ -1,0 +1,106 @@
+// NEON attention_f32 against the generic one (within 1e-5 of the output scale): decode and prefill rows at
+// several positions (across the 64-position softmax blocks), GQA ratios 1-8, sliding windows, soft-capping,
+// llama2.c's score division, head sizes of an odd number of vectors, and one the NEON kernel hands to the
+// generic one.
+#include <limits>
+
+#include "isa_test_util.h"
+#include "saguaro/kernels/kernels.h"
+
+namespace saguaro::kernels::test {
+namespace {
+
+struct Case {
+  int32_t rows, pos0;
+  float scale, softcap;
+};
+
+/// Both kernels over the same caches; cache slots no query may read (future positions, positions before every
+/// window) hold NaN, so reading one fails the comparison.
+template <int H, int KVH, int HD, int S, int Window, bool DivSqrt = false>
+void CheckAttention(const Case& c) {
+  SCOPED_TRACE(testing::Message() << "H " << H << " KVH " << KVH << " HD " << HD << " S " << S << " Window " << Window
+                                  << " DivSqrt " << DivSqrt << " rows " << c.rows << " pos0 " << c.pos0 << " softcap "
+                                  << c.softcap);
+  constexpr int kKvd = KVH * HD;
+  const int32_t end = c.pos0 + c.rows;
+  ASSERT_LE(end, S);
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> kc = RandomFloats(static_cast<size_t>(S) * kKvd, 200 + H + KVH + HD + c.pos0);
+  std::vector<float> vc = RandomFloats(static_cast<size_t>(S) * kKvd, 300 + H + KVH + HD + c.pos0);
+  const int32_t first_visible = Window > 0 ? std::max(0, c.pos0 - Window + 1) : 0;
+  for (int32_t t = 0; t < S; ++t) {
+    if (t >= first_visible && t < end) continue;
+    std::fill(kc.begin() + t * kKvd, kc.begin() + (t + 1) * kKvd, nan);
+    std::fill(vc.begin() + t * kKvd, vc.begin() + (t + 1) * kKvd, nan);
+  }
+  const auto q = RandomFloats(static_cast<size_t>(c.rows) * H * HD, 600 + c.pos0 + c.rows, -3.0f, 3.0f);
+  std::vector<float> scratch(S, nan), want(q.size(), nan), got(q.size(), nan);
+  generic::attention_f32<H, KVH, HD, S, Window, DivSqrt>(c.rows, c.pos0, q.data(), kc.data(), vc.data(), c.scale,
+                                                         c.softcap, scratch.data(), want.data());
+  std::fill(scratch.begin(), scratch.end(), nan);
+  arm64_neon::attention_f32<H, KVH, HD, S, Window, DivSqrt>(c.rows, c.pos0, q.data(), kc.data(), vc.data(), c.scale,
+                                                          c.softcap, scratch.data(), got.data());
+  ExpectNearGeneric(got.data(), want.data(), want.size());
+}
+
+TEST(NeonAttention, DecodeAcrossSoftmaxBlocks) {
+  for (int32_t pos : {0, 1, 7, 8, 9, 63, 64, 65, 127, 128, 200, 255}) {
+    CheckAttention<8, 4, 8, 256, 0>({1, pos, 0.35355339f, 0.0f});
+    CheckAttention<4, 2, 64, 256, 0>({1, pos, 0.125f, 0.0f});
+  }
+}
+
+TEST(NeonAttention, PrefillRows) {
+  for (int32_t rows = 1; rows <= 9; ++rows) {
+    CheckAttention<4, 4, 16, 160, 0>({rows, 0, 0.25f, 0.0f});
+    CheckAttention<4, 4, 16, 160, 0>({rows, 60, 0.25f, 0.0f});
+    CheckAttention<2, 1, 128, 160, 0>({rows, 130, 0.088388f, 0.0f});
+  }
+}
+
+TEST(NeonAttention, GqaRatios) {
+  CheckAttention<4, 4, 32, 96, 0>({3, 70, 0.17677669f, 0.0f});  // 1:1
+  CheckAttention<4, 2, 32, 96, 0>({3, 70, 0.17677669f, 0.0f});  // 2:1
+  CheckAttention<8, 2, 32, 96, 0>({3, 70, 0.17677669f, 0.0f});  // 4:1
+  CheckAttention<8, 1, 32, 96, 0>({3, 70, 0.17677669f, 0.0f});  // 8:1
+  CheckAttention<16, 8, 64, 96, 0>({2, 80, 0.125f, 0.0f});      // Qwen3-0.6B-like
+  CheckAttention<4, 1, 256, 96, 0>({2, 80, 0.0625f, 0.0f});     // Gemma-3-1B-like
+}
+
+TEST(NeonAttention, SlidingWindow) {
+  CheckAttention<4, 2, 16, 200, 8>({1, 40, 0.25f, 0.0f});
+  CheckAttention<4, 2, 16, 200, 8>({20, 0, 0.25f, 0.0f});
+  CheckAttention<4, 1, 16, 200, 5>({12, 30, 0.25f, 0.0f});
+  CheckAttention<4, 2, 16, 200, 1>({4, 3, 0.25f, 0.0f});           // each query sees only itself
+  CheckAttention<4, 2, 32, 200, 70>({9, 120, 0.17677669f, 0.0f});  // window wider than a softmax block
+  CheckAttention<4, 2, 32, 200, 64>({1, 199, 0.17677669f, 0.0f});
+}
+
+TEST(NeonAttention, Softcap) {
+  CheckAttention<4, 2, 32, 96, 0>({6, 2, 1.0f, 2.0f});  // scores ≫ cap: capping is active
+  CheckAttention<4, 2, 32, 96, 8>({6, 20, 0.5f, 50.0f});
+  CheckAttention<4, 2, 32, 96, 0>({6, 80, 0.5f, 50.0f});
+}
+
+TEST(NeonAttention, DivideBySqrtHd) {
+  CheckAttention<8, 4, 8, 96, 0, true>({4, 3, 0.0f, 0.0f});
+  CheckAttention<8, 4, 8, 96, 0, true>({5, 70, 0.0f, 0.0f});
+  CheckAttention<8, 2, 16, 96, 0, true>({2, 0, 0.0f, 0.0f});
+}
+
+TEST(NeonAttention, HeadSizeOddVectorCount) {
+  CheckAttention<4, 2, 12, 32, 0>({3, 5, 0.28867513f, 0.0f});  // 3 vectors of 4 per head
+  CheckAttention<6, 2, 20, 80, 0>({4, 66, 0.2236068f, 0.0f});   // 5 vectors, 3:1
+}
+
+TEST(NeonAttention, HeadSizeNotMultipleOf4UsesGeneric) {
+  CheckAttention<4, 2, 6, 32, 0>({3, 5, 0.40824829f, 0.0f});
+}
+
+TEST(NeonAttention, KernelsHeaderSelectsNeon) {
+  EXPECT_EQ((&kernels::attention_f32<4, 2, 16, 32, 0, false>), (&arm64_neon::attention_f32<4, 2, 16, 32, 0, false>));
+}
+
+}  // namespace
+}  // namespace saguaro::kernels::test

@@ -1,0 +1,51 @@
+// NEON rope_f32 against the generic one: the same float operations per element, so bit for bit.
+#include "isa_test_util.h"
+#include "saguaro/kernels/kernels.h"
+
+namespace saguaro::kernels::test {
+namespace {
+
+template <int H, int HD, int Style>
+void CheckRope() {
+  for (int32_t rows : {1, 4}) {
+    for (int32_t pos0 : {0, 7, 1000}) {
+      for (float theta : {10000.0f, 1000000.0f}) {
+        for (float pos_scale : {1.0f, 8.0f}) {
+          SCOPED_TRACE(testing::Message() << "H " << H << " HD " << HD << " Style " << Style << " rows " << rows
+                                          << " pos0 " << pos0 << " theta " << theta << " pos_scale " << pos_scale);
+          const auto x = RandomFloats(static_cast<size_t>(rows) * H * HD, 10 * H + HD + pos0, -2.0f, 2.0f);
+          std::vector<float> want = x, got = x;
+          generic::rope_f32<H, HD, Style>(rows, pos0, want.data(), theta, pos_scale);
+          arm64_neon::rope_f32<H, HD, Style>(rows, pos0, got.data(), theta, pos_scale);
+          ExpectBitEqual(got.data(), want.data(), want.size());
+        }
+      }
+    }
+  }
+}
+
+template <int Style>
+void CheckRopeShapes() {
+  CheckRope<1, 2, Style>();
+  CheckRope<3, 4, Style>();
+  CheckRope<8, 8, Style>();
+  CheckRope<2, 12, Style>();
+  CheckRope<4, 16, Style>();
+  CheckRope<3, 24, Style>();
+  CheckRope<2, 64, Style>();
+  CheckRope<8, 128, Style>();
+  CheckRope<1, 256, Style>();
+}
+
+TEST(NeonRope, InterleavedBitIdentical) {
+  CheckRopeShapes<0>();
+}
+
+TEST(NeonRope, HalvesBitIdentical) {
+  CheckRopeShapes<1>();
+}
+
+TEST(NeonRope, KernelsHeaderSelectsNeon) { EXPECT_EQ((&kernels::rope_f32<2, 64, 0>), (&arm64_neon::rope_f32<2, 64, 0>)); }
+
+}  // namespace
+}  // namespace saguaro::kernels::test
