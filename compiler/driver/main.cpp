@@ -6,17 +6,21 @@
 //   saguaro logits MODEL_OR_BUNDLE --token-ids FILE -o OUT.npy
 //   saguaro calibrate MODEL (--text FILE | --token-ids FILE) -o DIR
 //   saguaro tokenize SOURCE TEXT [--decode] [--no-special]
+//   saguaro synth CONFIG.json -o DIR [--seed S]
+//   saguaro bench MODEL [--bits 4,3,2,16] [--threads 1] [--json]
 //
 // `run` and `logits` compile a model into a content-addressed cache directory, build the
 // bundle with CMake, and execute its program; bundles are built in place.
 //
 //===------------------------------------------------------------------------------------===//
+#include "compiler/driver/Bench.h"
 #include "compiler/driver/BenchTokenizer.h"
 #include "compiler/driver/BundleCache.h"
 #include "compiler/driver/Calibrate.h"
 #include "compiler/driver/Compile.h"
 #include "compiler/driver/Eval.h"
 #include "compiler/driver/Inspect.h"
+#include "compiler/driver/Synth.h"
 #include "compiler/driver/Tokenize.h"
 #include "compiler/import/ModelDesc.h"
 #include "npy_writer.h"
@@ -47,6 +51,8 @@ const char *kUsage = R"(usage:
                   [--max-seq N] [--prefill-chunk N]
   saguaro tokenize SOURCE TEXT [--decode] [--no-special]
   saguaro bench tokenizer SOURCE [--text FILE] [--json]
+  saguaro bench MODEL [--bits 4,3,2,16] [--threads 1] [--target T] [--json]
+  saguaro synth CONFIG.json -o DIR [--seed S]
   saguaro inspect BUNDLE [--tensor NAME -o FILE]
   saguaro eval MODEL --text FILE [--tokenizer FILE] [--bits 4,3,2] [--method cq,gptq,rtn-asym,rtn-sym]
                   [--calibration FILE] [--bpw B] [--tasks FILE] [--score-after MARKER] [--max-tokens N] [--json]
@@ -330,9 +336,53 @@ int cmdInspect(int argc, char **argv) {
                     a->flags.count("-o") ? a->flags.at("-o") : "");
 }
 
+/// Parses a comma-separated list of integers for `flag`.
+llvm::Expected<std::vector<int>> intList(const std::string &flag, const std::string &value) {
+  std::vector<int> out;
+  for (const std::string &item : splitList(value)) {
+    int v = 0;
+    if (llvm::StringRef(item).getAsInteger(10, v))
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     flag + " takes a comma-separated list of integers, got '" + item + "'");
+    out.push_back(v);
+  }
+  if (out.empty())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), flag + " needs at least one value");
+  return out;
+}
+
+/// `saguaro bench MODEL`: speed and efficiency of the compiled model per bits value (Bench.h).
+int cmdModelBench(int argc, char **argv) {
+  std::vector<char *> rest;
+  BenchOptions o;
+  for (int i = 0; i < argc; ++i) {
+    if (std::string(argv[i]) == "--json")
+      o.json = true;
+    else
+      rest.push_back(argv[i]);
+  }
+  auto a = parseArgs(static_cast<int>(rest.size()), rest.data(), {"--bits", "--threads", "--target"});
+  if (!a)
+    return fail(llvm::toString(a.takeError()));
+  o.model = a->positional;
+  if (a->flags.count("--target"))
+    o.target = a->flags.at("--target");
+  for (auto [flag, out] : {std::pair<const char *, std::vector<int> *>{"--bits", &o.bits}, {"--threads", &o.threads}})
+    if (a->flags.count(flag)) {
+      auto list = intList(flag, a->flags.at(flag));
+      if (!list)
+        return fail(llvm::toString(list.takeError()));
+      *out = *list;
+    }
+  return runModelBench(o);
+}
+
 int cmdBench(int argc, char **argv) {
-  if (argc < 4 || std::string(argv[2]) != "tokenizer")
-    return fail("usage: saguaro bench tokenizer SOURCE [--text FILE] [--json]");
+  if (argc >= 3 && std::string(argv[2]) != "tokenizer")
+    return cmdModelBench(argc, argv);
+  if (argc < 4)
+    return fail("usage: saguaro bench tokenizer SOURCE [--text FILE] [--json] | saguaro bench MODEL [--bits LIST] "
+                "[--threads 1] [--json]");
   std::string text;
   bool json = false;
   for (int i = 4; i < argc; ++i) {
@@ -345,6 +395,23 @@ int cmdBench(int argc, char **argv) {
       return fail("unknown bench option '" + arg + "'");
   }
   return runTokenizerBench(argv[3], text, json);
+}
+
+/// `saguaro synth CONFIG.json -o DIR [--seed S]`: a random-weight model with the config's shapes.
+int cmdSynth(int argc, char **argv) {
+  if (argc < 3)
+    return fail("synth needs CONFIG.json and -o DIR");
+  auto a = parseArgs(argc, argv, {"-o"});
+  if (!a)
+    return fail(llvm::toString(a.takeError()));
+  if (!a->flags.count("-o"))
+    return fail("synth needs CONFIG.json and -o DIR");
+  auto seed = intFlag(*a, "--seed", 0);
+  if (!seed || *seed < 0)
+    return fail(seed ? "--seed must be non-negative" : llvm::toString(seed.takeError()));
+  if (auto e = synthesizeModel(a->positional, a->flags.at("-o"), static_cast<uint64_t>(*seed)))
+    return fail(llvm::toString(std::move(e)));
+  return 0;
 }
 } // namespace
 
@@ -370,6 +437,8 @@ int main(int argc, char **argv) {
     return cmdCalibrate(argc, argv);
   if (cmd == "eval")
     return cmdEval(argc, argv);
+  if (cmd == "synth")
+    return cmdSynth(argc, argv);
   llvm::errs() << "saguaro: unknown command '" << cmd << "'\n" << kUsage;
   return 2;
 }

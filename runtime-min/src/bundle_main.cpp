@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "bench.h"
 #include "gram_accumulator.h"
 #include "npy_writer.h"
 #include "process_stats.h"
@@ -21,7 +22,7 @@ namespace {
 const char* const kUsage =
     "usage: saguaro_bundle BUNDLE -p PROMPT [-n STEPS] [-t TEMP] [--seed S] [--top-k K] [--top-p P] [--min-p P] "
     "[--repetition-penalty R] | saguaro_bundle BUNDLE --logits IDS_FILE -o OUT.npy | "
-    "saguaro_bundle BUNDLE --gram IDS_FILE -o DIR";
+    "saguaro_bundle BUNDLE --gram IDS_FILE -o DIR | saguaro_bundle BUNDLE --bench -o OUT.json";
 
 int fail(const std::string& msg) {
   std::fprintf(stderr, "saguaro: %s\n", msg.c_str());
@@ -49,6 +50,7 @@ bool parse_float(const std::string& s, double lo, double hi, double* out) {
 struct Args {
   std::string bundle, prompt, ids_file, gram_file, out_file;
   bool has_prompt = false;  // without -p the prompt is empty, as in run.c
+  bool bench = false;
   GenerateConfig cfg;
   bool has_seed = false;
 };
@@ -61,6 +63,10 @@ bool parse_args(int argc, char** argv, Args* a, std::string* err) {
   a->bundle = argv[1];
   for (int i = 2; i < argc; ++i) {
     const std::string flag = argv[i];
+    if (flag == "--bench") {
+      a->bench = true;
+      continue;
+    }
     if (i + 1 >= argc) return *err = flag + ": missing value", false;
     const std::string v = argv[++i];
     long long n = 0;
@@ -99,10 +105,10 @@ bool parse_args(int argc, char** argv, Args* a, std::string* err) {
       return *err = "unknown option " + flag + "; " + kUsage, false;
     }
   }
-  const int modes = a->has_prompt + !a->ids_file.empty() + !a->gram_file.empty();
-  if (modes > 1) return *err = "-p, --logits and --gram exclude each other", false;
-  if ((a->ids_file.empty() && a->gram_file.empty()) != a->out_file.empty())
-    return *err = "-o goes with --logits or --gram", false;
+  const int modes = a->has_prompt + !a->ids_file.empty() + !a->gram_file.empty() + a->bench;
+  if (modes > 1) return *err = "-p, --logits, --gram and --bench exclude each other", false;
+  if ((a->ids_file.empty() && a->gram_file.empty() && !a->bench) != a->out_file.empty())
+    return *err = "-o goes with --logits, --gram or --bench", false;
   if (!a->has_seed) a->cfg.seed = static_cast<uint64_t>(std::time(nullptr));  // run.c: seed 0 → time
   return true;
 }
@@ -184,6 +190,7 @@ int bundle_main(int argc, char** argv) {
     Args a;
     std::string err;
     if (!parse_args(argc, argv, &a, &err)) return fail(err);
+    if (a.bench) return run_bench(a.bundle, a.out_file);
     std::unique_ptr<Engine> engine = Engine::open(a.bundle, &err);
     if (!engine) return fail(err);
     if (!a.gram_file.empty()) return run_gram(*engine, a);

@@ -1,0 +1,24 @@
+//===- Bench.h - `saguaro bench MODEL` --------------------------------------------------===//
+#ifndef SAGUARO_COMPILER_DRIVER_BENCH_H
+#define SAGUARO_COMPILER_DRIVER_BENCH_H
+
+#include <string>
+#include <vector>
+
+namespace saguaro {
+
+struct BenchOptions {
+  std::string model;              // llama2.c .bin or a Hugging Face directory
+  std::vector<int> bits = {4, 3, 2, 16};
+  std::vector<int> threads = {1}; // only 1 until runtime-min has a thread pool
+  std::string target;             // empty: x86-avx2 when the host has AVX2 and FMA, else generic
+  bool json = false;
+};
+
+/// Compiles (through the bundle cache), builds and runs `saguaro_bundle --bench` for every bits value and
+/// prints one table, or JSON; returns the process exit code.
+int runModelBench(const BenchOptions &options);
+
+} // namespace saguaro
+
+#endif // SAGUARO_COMPILER_DRIVER_BENCH_H

@@ -1,0 +1,296 @@
+// `saguaro_bundle BUNDLE --bench`: prefill/decode speed of the bundle, and in the same process the two limits they
+// are judged against: streaming read bandwidth (decode reads every weight once per token) and the int8
+// multiply-accumulate peak of the widest int8 dot-product instructions the machine offers (prefill is compute bound).
+// Everything runs on the calling thread; `threads` is recorded so a thread pool can report more than one.
+#include "bench.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <vector>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#elif defined(__aarch64__)
+#include <arm_neon.h>
+#endif
+
+#include "blob.h"
+#include "model_state.h"
+
+namespace saguaro {
+namespace {
+
+constexpr int32_t kPromptTokens = 128, kDecodeTokens = 64;
+constexpr uint64_t kBandwidthBytes = 512ull << 20;  // far larger than any last-level cache
+constexpr int kMaxRuns = 5, kMinRuns = 3;
+constexpr double kBudgetSeconds = 5.0, kHardBudgetSeconds = 20.0;
+
+double now_s() {
+  using namespace std::chrono;
+  return duration<double>(steady_clock::now().time_since_epoch()).count();
+}
+
+// Times `run` up to kMaxRuns times, stopping early once kMinRuns ran and kBudgetSeconds passed (or after
+// kHardBudgetSeconds for large models); returns the median duration and the number of runs.
+template <class F>
+double median_seconds(F run, int* runs) {
+  std::vector<double> t;
+  const double start = now_s();
+  while (static_cast<int>(t.size()) < kMaxRuns) {
+    t.push_back(run());
+    const double spent = now_s() - start;
+    if ((static_cast<int>(t.size()) >= kMinRuns && spent > kBudgetSeconds) || spent > kHardBudgetSeconds) break;
+  }
+  std::sort(t.begin(), t.end());
+  *runs = static_cast<int>(t.size());
+  return t.size() % 2 ? t[t.size() / 2] : 0.5 * (t[t.size() / 2 - 1] + t[t.size() / 2]);
+}
+
+// --- read bandwidth -----------------------------------------------------------------------------------------------
+
+// Sums 64-bit words with independent accumulators so the loads, not the adds, set the pace (vectorised at -O2+).
+uint64_t read_sum(const uint64_t* p, uint64_t words) {
+  uint64_t s[8] = {};
+  for (uint64_t i = 0; i + 8 <= words; i += 8)
+    for (int k = 0; k < 8; ++k) s[k] += p[i + k];
+  return s[0] + s[1] + s[2] + s[3] + s[4] + s[5] + s[6] + s[7];
+}
+
+// Best of several streaming read passes over kBandwidthBytes, in GB/s (1e9 bytes).
+double read_bandwidth_gbs() {
+  const uint64_t words = kBandwidthBytes / 8;
+  std::unique_ptr<uint64_t, decltype(&std::free)> buf(static_cast<uint64_t*>(std::aligned_alloc(64, kBandwidthBytes)),
+                                                      &std::free);
+  if (!buf) throw std::runtime_error("cannot allocate the bandwidth buffer");
+  for (uint64_t i = 0; i < words; ++i) buf.get()[i] = i;  // touch every page before timing
+  volatile uint64_t sink = 0;
+  double best = 0;
+  for (int r = 0; r < 5; ++r) {
+    const double t0 = now_s();
+    sink = sink + read_sum(buf.get(), words);
+    best = std::max(best, static_cast<double>(kBandwidthBytes) / (now_s() - t0) / 1e9);
+  }
+  return best;
+}
+
+// --- int8 multiply-accumulate peak --------------------------------------------------------------------------------
+// Each kernel runs `iters` iterations of register-resident int8 dot products on independent accumulators and
+// returns how many int8 MACs that was. The empty asm makes the operands opaque, so nothing is hoisted or folded.
+
+uint64_t mac_scalar(uint64_t iters, int32_t* out) {
+  int32_t acc[8] = {}, a[8], b[8];
+  for (int k = 0; k < 8; ++k) a[k] = k + 1, b[k] = 3 - k;
+  for (uint64_t i = 0; i < iters; ++i) {
+    for (int k = 0; k < 8; ++k) {
+      __asm__ volatile("" : "+r"(a[k]));
+      acc[k] += static_cast<int8_t>(a[k]) * static_cast<int8_t>(b[k]);
+    }
+  }
+  *out = acc[0] + acc[1] + acc[2] + acc[3] + acc[4] + acc[5] + acc[6] + acc[7];
+  return iters * 8;
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+// vpmaddubsw (32 u8×s8 products summed in pairs) + vpmaddwd (pairs to int32) + vpaddd: 32 MACs per step.
+__attribute__((target("avx2"))) uint64_t mac_avx2(uint64_t iters, int32_t* out) {
+  // Four chains keep both multiply ports busy without spilling (16 ymm registers).
+  const __m256i ones = _mm256_set1_epi16(1), a = _mm256_set1_epi8(3);
+  __m256i b0 = _mm256_set1_epi8(-1), b1 = _mm256_set1_epi8(2), b2 = _mm256_set1_epi8(-3), b3 = _mm256_set1_epi8(4);
+  __m256i c0 = _mm256_setzero_si256(), c1 = c0, c2 = c0, c3 = c0;
+  for (uint64_t i = 0; i < iters; ++i) {
+    __asm__ volatile("" : "+x"(b0), "+x"(b1), "+x"(b2), "+x"(b3));
+    c0 = _mm256_add_epi32(c0, _mm256_madd_epi16(_mm256_maddubs_epi16(a, b0), ones));
+    c1 = _mm256_add_epi32(c1, _mm256_madd_epi16(_mm256_maddubs_epi16(a, b1), ones));
+    c2 = _mm256_add_epi32(c2, _mm256_madd_epi16(_mm256_maddubs_epi16(a, b2), ones));
+    c3 = _mm256_add_epi32(c3, _mm256_madd_epi16(_mm256_maddubs_epi16(a, b3), ones));
+  }
+  const __m256i s = _mm256_add_epi32(_mm256_add_epi32(c0, c1), _mm256_add_epi32(c2, c3));
+  *out = _mm256_extract_epi32(s, 0);
+  return iters * 4 * 32;
+}
+#endif
+
+#if defined(__aarch64__) && defined(__ARM_FEATURE_DOTPROD)
+// SDOT: 16 s8×s8 products summed in fours into int32 lanes, 16 MACs per instruction. Only when runtime-min itself
+// is compiled with dotprod enabled: no run-time dispatch, so that an ARMv8.0 build never contains SDOT. (Bundles
+// compile runtime-min without the target's -march, so their reported peak is the ARMv8.0 one below.)
+uint64_t mac_dotprod(uint64_t iters, int32_t* out) {
+  const int8x16_t a = vdupq_n_s8(3);
+  int8x16_t b0 = vdupq_n_s8(-1), b1 = vdupq_n_s8(2), b2 = vdupq_n_s8(-3), b3 = vdupq_n_s8(4),
+            b4 = vdupq_n_s8(-5), b5 = vdupq_n_s8(6), b6 = vdupq_n_s8(-7), b7 = vdupq_n_s8(8);
+  int32x4_t c0 = vdupq_n_s32(0), c1 = c0, c2 = c0, c3 = c0, c4 = c0, c5 = c0, c6 = c0, c7 = c0;
+  for (uint64_t i = 0; i < iters; ++i) {
+    __asm__ volatile("" : "+w"(b0), "+w"(b1), "+w"(b2), "+w"(b3), "+w"(b4), "+w"(b5), "+w"(b6), "+w"(b7));
+    c0 = vdotq_s32(c0, a, b0), c1 = vdotq_s32(c1, a, b1), c2 = vdotq_s32(c2, a, b2), c3 = vdotq_s32(c3, a, b3);
+    c4 = vdotq_s32(c4, a, b4), c5 = vdotq_s32(c5, a, b5), c6 = vdotq_s32(c6, a, b6), c7 = vdotq_s32(c7, a, b7);
+  }
+  int32x4_t s = vaddq_s32(vaddq_s32(vaddq_s32(c0, c1), vaddq_s32(c2, c3)), vaddq_s32(vaddq_s32(c4, c5), vaddq_s32(c6, c7)));
+  *out = vgetq_lane_s32(s, 0);
+  return iters * 8 * 16;
+}
+#elif defined(__aarch64__)
+// ARMv8.0: SMULL (8 s8×s8 products to int16) + SADALP (pairwise into int32), 8 MACs per pair of instructions.
+uint64_t mac_neon(uint64_t iters, int32_t* out) {
+  const int8x8_t a = vdup_n_s8(3);
+  int8x8_t b0 = vdup_n_s8(-1), b1 = vdup_n_s8(2), b2 = vdup_n_s8(-3), b3 = vdup_n_s8(4);
+  int32x4_t c0 = vdupq_n_s32(0), c1 = c0, c2 = c0, c3 = c0;
+  for (uint64_t i = 0; i < iters; ++i) {
+    __asm__ volatile("" : "+w"(b0), "+w"(b1), "+w"(b2), "+w"(b3));
+    c0 = vpadalq_s16(c0, vmull_s8(a, b0)), c1 = vpadalq_s16(c1, vmull_s8(a, b1));
+    c2 = vpadalq_s16(c2, vmull_s8(a, b2)), c3 = vpadalq_s16(c3, vmull_s8(a, b3));
+  }
+  *out = vgetq_lane_s32(vaddq_s32(vaddq_s32(c0, c1), vaddq_s32(c2, c3)), 0);
+  return iters * 4 * 8;
+}
+#endif
+
+using MacKernel = uint64_t (*)(uint64_t, int32_t*);
+
+// The widest int8 dot-product kernel this CPU runs, and its name for the report.
+MacKernel widest_mac_kernel(const char** isa) {
+#if defined(__x86_64__) || defined(__i386__)
+  if (__builtin_cpu_supports("avx2")) return *isa = "avx2-maddubs", &mac_avx2;
+#elif defined(__aarch64__) && defined(__ARM_FEATURE_DOTPROD)
+  return *isa = "neon-dotprod", &mac_dotprod;
+#elif defined(__aarch64__)
+  return *isa = "neon-smull", &mac_neon;
+#endif
+  return *isa = "scalar", &mac_scalar;
+}
+
+// Best of several ~0.2 s runs, in 1e9 int8 MACs per second.
+double mac_peak_gops(MacKernel kernel) {
+  volatile int32_t sink = 0;
+  int32_t r = 0;
+  uint64_t iters = 1 << 16;
+  for (double t = 0; t < 0.05; iters *= 2) {  // size the run
+    const double t0 = now_s();
+    kernel(iters, &r);
+    t = now_s() - t0;
+  }
+  iters *= 4;
+  double best = 0;
+  for (int k = 0; k < 5; ++k) {
+    const double t0 = now_s();
+    const uint64_t macs = kernel(iters, &r);
+    best = std::max(best, static_cast<double>(macs) / (now_s() - t0) / 1e9);
+    sink = sink + r;
+  }
+  return best;
+}
+
+// --- the model ----------------------------------------------------------------------------------------------------
+
+/// Weight bytes one decode step reads: every weight tensor once, except that the token embedding contributes one
+/// row (the gather), or all of it when it is also the output projection (tied embeddings). The embedding is the
+/// tensor group (a float matrix, or its CQ ".codes"/".norms") whose name says "embed"; it is tied when no other
+/// group has vocab rows.
+uint64_t decode_bytes_per_token(const Blob& blob, int32_t vocab, bool* tied) {
+  auto base = [](const std::string& name) {
+    for (const char* suffix : {".codes", ".norms"}) {
+      const size_t n = std::strlen(suffix);
+      if (name.size() > n && name.compare(name.size() - n, n, suffix) == 0) return name.substr(0, name.size() - n);
+    }
+    return name;
+  };
+  uint64_t total = 0, embedding = 0;
+  bool other_vocab_rows = false;
+  for (const BlobEntry& e : blob.tensors()) {
+    if (e.kind != "weight") continue;
+    total += e.bytes;
+    const bool vocab_rows = e.shape.size() == 2 && e.shape[0] == vocab;
+    if (base(e.name).find("embed") != std::string::npos)
+      embedding += e.bytes;
+    else if (vocab_rows)
+      other_vocab_rows = true;
+  }
+  *tied = !other_vocab_rows;
+  return *tied ? total : total - embedding + embedding / static_cast<uint64_t>(vocab);
+}
+
+int fail(const std::string& msg) {
+  std::fprintf(stderr, "saguaro: %s\n", msg.c_str());
+  return 1;
+}
+
+}  // namespace
+
+int run_bench(const std::string& bundle, const std::string& out_path) {
+  const ModelSpec& spec = saguaro_model_spec();
+  std::string path = bundle, err;
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) path += "/weights.sgw";
+  std::unique_ptr<Blob> blob = Blob::open(path, &err);
+  if (!blob) return fail(err);
+  if (spec.max_seq < kPromptTokens + kDecodeTokens)
+    return fail(path + ": --bench needs max_seq >= " + std::to_string(kPromptTokens + kDecodeTokens) +
+                ", the bundle has " + std::to_string(spec.max_seq));
+  std::unique_ptr<BoundModel> model = BoundModel::bind(spec, *blob, &err);
+  if (!model) return fail(err);
+
+  // Limits first, while the model's pages are cold and nothing else competes for the caches.
+  const double bandwidth = read_bandwidth_gbs();
+  const char* isa = nullptr;
+  const double mac_peak = mac_peak_gops(widest_mac_kernel(&isa));
+
+  std::vector<int32_t> prompt(kPromptTokens);
+  uint64_t rng = 0x5eed;
+  for (int32_t& id : prompt) id = static_cast<int32_t>((rng = rng * 6364136223846793005ull + 1442695040888963407ull) >> 33) % spec.vocab;
+  std::vector<float> logits(static_cast<size_t>(spec.vocab));
+  auto prefill = [&] {
+    model->clear_kv();
+    const double t0 = now_s();
+    for (int32_t p = 0; p < kPromptTokens; p += spec.prefill_chunk)
+      saguaro_model_prefill(model->state(), prompt.data() + p, std::min(spec.prefill_chunk, kPromptTokens - p), p,
+                            logits.data(), false);
+    return now_s() - t0;
+  };
+  auto decode = [&] {
+    prefill();
+    const double t0 = now_s();
+    for (int32_t i = 0; i < kDecodeTokens; ++i) {
+      const int32_t token = static_cast<int32_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
+      saguaro_model_decode(model->state(), token, kPromptTokens + i, logits.data());
+    }
+    return now_s() - t0;
+  };
+  prefill();  // warm-up: maps the weights in
+  int prefill_runs = 0, decode_runs = 0;
+  const double prefill_s = median_seconds(prefill, &prefill_runs);
+  const double decode_s = median_seconds(decode, &decode_runs);
+
+  bool tied = false;
+  const uint64_t bytes = decode_bytes_per_token(*blob, spec.vocab, &tied);
+  const double decode_tps = kDecodeTokens / decode_s;
+  nlohmann::json out = {{"model", spec.name},
+                        {"threads", 1},
+                        {"prompt_tokens", kPromptTokens},
+                        {"decode_tokens", kDecodeTokens},
+                        {"prefill_tps", kPromptTokens / prefill_s},
+                        {"prefill_runs", prefill_runs},
+                        {"decode_tps", decode_tps},
+                        {"decode_runs", decode_runs},
+                        {"weight_bytes_per_token", bytes},
+                        {"tied_embeddings", tied},
+                        {"bandwidth_gbs", bandwidth},
+                        {"mac_peak_gops", mac_peak},
+                        {"mac_isa", isa},
+                        {"decode_efficiency", decode_tps * static_cast<double>(bytes) / (bandwidth * 1e9)}};
+  std::ofstream f(out_path);
+  f << out.dump(2) << "\n";
+  if (!f) return fail(out_path + ": cannot write");
+  return 0;
+}
+
+}  // namespace saguaro

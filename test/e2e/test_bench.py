@@ -1,0 +1,102 @@
+"""`saguaro synth` and `saguaro bench` on a small config: the synthesized model compiles (float and CQ4), the bench
+JSON has every key with positive finite numbers (no speed thresholds: the machine is shared), and bad configs fail
+with one clean line naming the file and leave no directory behind."""
+import json
+import math
+import os
+
+import common
+
+SMALL = {
+    "architectures": ["Qwen3ForCausalLM"],
+    "hidden_size": 64,
+    "intermediate_size": 160,
+    "num_hidden_layers": 2,
+    "num_attention_heads": 4,
+    "num_key_value_heads": 2,
+    "head_dim": 16,
+    "max_position_embeddings": 256,
+    "rms_norm_eps": 1e-6,
+    "rope_theta": 1000000.0,
+    "tie_word_embeddings": True,
+    "vocab_size": 256,
+    "torch_dtype": "bfloat16",
+}
+TOP_KEYS = {"bandwidth_gbs", "mac_peak_gops", "results"}
+ROW_NUMBERS = {"prefill_tps", "decode_tps", "decode_efficiency", "prefill_efficiency", "weight_bytes_per_token",
+               "macs_per_token", "bandwidth_gbs", "mac_peak_gops"}
+
+
+def write_config(args, name, config):
+    path = os.path.join(args.work_dir, name)
+    with open(path, "w") as f:
+        json.dump(config, f)
+    return path
+
+
+def expect_one_line_error(proc, must_contain, what):
+    err = proc.stderr.decode().strip().splitlines()
+    if proc.returncode != 1 or len(err) != 1 or must_contain not in err[0]:
+        raise SystemExit(f"FAIL: {what}: exit {proc.returncode}, stderr {err}")
+    print(f"{what}: {err[0]}")
+
+
+def check_bench_json(report):
+    if not TOP_KEYS <= report.keys():
+        raise SystemExit(f"FAIL: bench JSON lacks {TOP_KEYS - report.keys()}")
+    for key in ("bandwidth_gbs", "mac_peak_gops"):
+        if not (math.isfinite(report[key]) and report[key] > 0):
+            raise SystemExit(f"FAIL: {key} = {report[key]}")
+    rows = report["results"]
+    if sorted(r.get("bits") for r in rows) != [4, 16]:
+        raise SystemExit(f"FAIL: expected one result each for bits 4 and 16, got {rows}")
+    for r in rows:
+        missing = (ROW_NUMBERS | {"model", "bits", "threads"}) - r.keys()
+        if missing:
+            raise SystemExit(f"FAIL: result {r} lacks {missing}")
+        if r["threads"] != 1 or r["model"] != "small":
+            raise SystemExit(f"FAIL: result {r} has the wrong threads or model")
+        for key in ROW_NUMBERS:
+            if not (isinstance(r[key], (int, float)) and math.isfinite(r[key]) and r[key] > 0):
+                raise SystemExit(f"FAIL: bits {r['bits']}: {key} = {r[key]}")
+    cq4, fp = sorted(rows, key=lambda r: r["bits"])
+    # Same matrices, so the same multiply-accumulates; CQ4 stores fewer bytes than float32.
+    if cq4["macs_per_token"] != fp["macs_per_token"] or cq4["weight_bytes_per_token"] >= fp["weight_bytes_per_token"]:
+        raise SystemExit(f"FAIL: inconsistent per-token counts: {cq4} vs {fp}")
+
+
+def main():
+    args = common.parse_args()
+    saguaro = args.saguaro
+    model = os.path.join(args.work_dir, "small")
+    common.run([saguaro, "synth", write_config(args, "small.json", SMALL), "-o", model, "--seed", "7"], args)
+    if sorted(os.listdir(model)) != ["config.json", "model.safetensors"] or os.path.exists(model + ".tmp"):
+        raise SystemExit(f"FAIL: synth wrote {os.listdir(model)}")
+    again = os.path.join(args.work_dir, "again")
+    common.run([saguaro, "synth", os.path.join(model, "config.json"), "-o", again, "--seed", "7"], args)
+    if open(os.path.join(model, "model.safetensors"), "rb").read() != \
+            open(os.path.join(again, "model.safetensors"), "rb").read():
+        raise SystemExit("FAIL: synth with the same seed wrote different weights")
+    common.run([saguaro, "compile", model, "-o", os.path.join(args.work_dir, "b4"), "--bits", "4"], args)
+    print("synth: deterministic, and the model compiles at CQ4")
+
+    proc = common.run([saguaro, "bench", model, "--bits", "4,16", "--json"], args)
+    check_bench_json(json.loads(proc.stdout))
+    print("bench --json: every key present, every number positive and finite")
+
+    missing = os.path.join(args.work_dir, "absent.json")
+    out = os.path.join(args.work_dir, "bad")
+    expect_one_line_error(common.run([saguaro, "synth", missing, "-o", out], args, check=False), missing,
+                          "missing config")
+    partial = {k: v for k, v in SMALL.items() if k != "hidden_size"}
+    path = write_config(args, "partial.json", partial)
+    expect_one_line_error(common.run([saguaro, "synth", path, "-o", out], args, check=False), "hidden_size",
+                          "config without hidden_size")
+    if os.path.exists(out) or os.path.exists(out + ".tmp"):
+        raise SystemExit("FAIL: a failed synth left a directory behind")
+    expect_one_line_error(common.run([saguaro, "bench", model, "--threads", "2"], args, check=False), "thread",
+                          "bench --threads 2")
+
+
+if __name__ == "__main__":
+    main()
