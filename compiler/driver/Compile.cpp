@@ -22,6 +22,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <cstring>
 
 using namespace saguaro;
 
@@ -124,6 +125,23 @@ llvm::Expected<std::string> saguaro::bundleKey(const CompileOptions &o) {
                     std::to_string(o.prefillChunk) + "|" + o.tokenizer + "|" + o.chatTemplate + "|" +
                     std::to_string(o.bits) + "|" + std::to_string(o.bpw) + "|" +
                     (o.calibrationTaps ? "taps|" : "");
+  // Bundles carry copies of runtime-min and the kernels, so their sources are part of the key as well.
+  std::vector<std::string> shipped;
+  for (const char *tree : {"runtime-min", "codegen/kernels"}) {
+    std::error_code ec;
+    llvm::SmallString<256> root(SAGUARO_SOURCE_DIR);
+    llvm::sys::path::append(root, tree);
+    for (llvm::sys::fs::recursive_directory_iterator it(root, ec), end; it != end && !ec; it.increment(ec))
+      if (!isDirectory(it->path()))
+        shipped.push_back(it->path());
+  }
+  std::sort(shipped.begin(), shipped.end());
+  for (const std::string &f : shipped) {
+    auto h = hashFile(f);
+    if (!h)
+      return h.takeError();
+    key += f.substr(std::strlen(SAGUARO_SOURCE_DIR)) + "=" + hex64(*h) + "|";
+  }
   std::vector<std::string> files;
   if (isDirectory(o.model)) {
     std::error_code ec;
