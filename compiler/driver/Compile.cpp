@@ -123,7 +123,7 @@ llvm::Expected<std::string> saguaro::bundleKey(const CompileOptions &o) {
     return selfHash.takeError();
   std::string key = "saguaro 0.1.0|" + hex64(*selfHash) + "|" + o.target + "|" + std::to_string(o.maxSeq) + "|" +
                     std::to_string(o.prefillChunk) + "|" + o.tokenizer + "|" + o.chatTemplate + "|" +
-                    std::to_string(o.bits) + "|" + std::to_string(o.bpw) + "|" +
+                    std::to_string(o.bits) + "|" + std::to_string(o.bpw) + "|" + std::to_string(o.damp) + "|" +
                     (o.calibrationTaps ? "taps|" : "");
   // Bundles carry copies of runtime-min and the kernels, so their sources are part of the key as well.
   std::vector<std::string> shipped;
@@ -245,7 +245,7 @@ llvm::Error saguaro::compileBundle(const CompileOptions &o, const std::string &o
   if (!o.calibration.empty() && quantized && !quantized.empty())
     if (auto e = measureHessians(o, o.calibration, hessians))
       return e;
-  if (auto e = quantizeWeights(*module, model, hessians))
+  if (auto e = quantizeWeights(*module, model, hessians, o.damp))
     return e;
   return emitBundle(*module, in, outDir);
 }

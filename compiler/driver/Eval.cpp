@@ -152,10 +152,10 @@ void accumulate(const std::vector<float> &ref, const std::vector<float> &q, int6
 /// matrix's input, or null) gives CQ its error feedback and GPTQ its objective; a matrix without one
 /// (an embedding table that is only gathered) gets plain CQ, and RTN under GPTQ.
 std::vector<float> fakeQuant(const std::string &method, const float *w, int64_t n, int64_t k, int bits,
-                             const std::vector<float> *hessian, double &storedBits) {
+                             const std::vector<float> *hessian, float damp, double &storedBits) {
   if (method == "cq") {
     storedBits = quant::bits_per_weight(n, k, bits) * static_cast<double>(n * k);
-    return quant::dequantize_cq(hessian ? quant::cq_with_error_feedback(w, n, k, bits, *hessian)
+    return quant::dequantize_cq(hessian ? quant::cq_with_error_feedback(w, n, k, bits, *hessian, damp)
                                         : quant::quantize_cq(w, n, k, bits),
                                 n, k);
   }
@@ -164,7 +164,7 @@ std::vector<float> fakeQuant(const std::string &method, const float *w, int64_t 
   // fp16 scale per group; the asymmetric grid also stores an fp16 minimum.
   storedBits = static_cast<double>(n) * (static_cast<double>(k) * bits + groups * (symmetric ? 16.0 : 32.0));
   if (method == "gptq" && hessian)
-    return quant::gptq(w, n, k, bits, *hessian, 128);
+    return quant::gptq(w, n, k, bits, *hessian, 128, damp);
   return quant::rtn(w, n, k, bits, symmetric, 128);
 }
 /// The fp32 program, its blob, the evaluation sequences and their fp32 logits.
@@ -177,6 +177,7 @@ struct EvalContext {
   std::vector<size_t> firstScored;             // per sequence: index of the first token whose prediction counts
   std::vector<float> reference;                // logits rows of all sequences, in order
   HessianMap hessians; // from --calibration: weight name -> XᵀX of its input
+  float damp = quant::kCqDamp; // error feedback's damping, relative to the mean of diag(H)
   int64_t vocab = 0;
   Metrics fp32;
   ~EvalContext() {
@@ -317,7 +318,7 @@ std::string measure(EvalContext &c, const std::string &method, const std::functi
           return e.name + ": cannot use its calibration Hessian: " + problem;
       }
       images.push_back(
-          fakeQuant(method, static_cast<const float *>(e.data), e.shape[0], e.shape[1], bits, hessian, stored));
+          fakeQuant(method, static_cast<const float *>(e.data), e.shape[0], e.shape[1], bits, hessian, c.damp, stored));
       t.data = images.back().data();
       storedBits += stored;
       weights += static_cast<double>(e.shape[0] * e.shape[1]);
@@ -424,6 +425,7 @@ int saguaro::runEval(const EvalOptions &o) {
     return fail("eval needs --text FILE");
   EvalContext c;
   c.scoreAfter = o.scoreAfter;
+  c.damp = o.damp;
   std::string err;
   if (!o.tasks.empty() && !readTasks(o.tasks, c.tasks, err))
     return fail(err);

@@ -73,7 +73,8 @@ llvm::Error saguaro::readPolicy(llvm::StringRef path, const ImportedModel &model
   return llvm::Error::success();
 }
 
-llvm::Error saguaro::quantizeWeights(mlir::ModuleOp module, ImportedModel &model, const HessianMap &hessians) {
+llvm::Error saguaro::quantizeWeights(mlir::ModuleOp module, ImportedModel &model, const HessianMap &hessians,
+                                     float damp) {
   auto chosen = module->getAttrOfType<mlir::DictionaryAttr>("cq.quantized");
   if (!chosen || chosen.empty())
     return llvm::Error::success();
@@ -97,7 +98,7 @@ llvm::Error saguaro::quantizeWeights(mlir::ModuleOp module, ImportedModel &model
       if (!problem.empty())
         return fileError(name, "cannot use its calibration Hessian: " + problem);
     }
-    quant::CqTensor q = h != hessians.end() ? quant::cq_with_error_feedback(w->data, n, k, bits, h->second)
+    quant::CqTensor q = h != hessians.end() ? quant::cq_with_error_feedback(w->data, n, k, bits, h->second, damp)
                                             : quant::quantize_cq(w->data, n, k, bits);
     std::vector<uint8_t> norms(q.norms.size() * 2);
     std::memcpy(norms.data(), q.norms.data(), norms.size());

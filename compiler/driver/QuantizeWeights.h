@@ -12,7 +12,8 @@ namespace saguaro {
 /// `NAME.norms` tensors of the store, and adds the codebooks the kernels read
 /// (`cq.codebook.b<bits>.g<group>`). A weight with an entry in `hessians` is quantized with GPTQ-style
 /// error feedback (docs/quantization.md). Shows a progress bar and the time taken on stderr.
-llvm::Error quantizeWeights(mlir::ModuleOp module, ImportedModel &model, const HessianMap &hessians = {});
+llvm::Error quantizeWeights(mlir::ModuleOp module, ImportedModel &model, const HessianMap &hessians,
+                            float damp);
 
 /// Parses a --policy file: a JSON object mapping tensor names, or the kinds "linear" and
 /// "embedding", to bits (1-4 or 16); fills `policy` with one entry per named tensor.

@@ -45,7 +45,7 @@ namespace {
 const char *kUsage = R"(usage:
   saguaro compile MODEL -o BUNDLE_DIR [--target generic|x86-avx2|aarch64-neon|aarch64-dotprod|aarch64-i8mm]
                   [--tokenizer FILE] [--chat-template FILE] [--max-seq N] [--prefill-chunk N]
-                  [--bits 1|2|3|4|16] [--policy FILE | --bpw B] [--calibration FILE]
+                  [--bits 1|2|3|4|16] [--policy FILE | --bpw B] [--calibration FILE [--damp F]]
   saguaro run MODEL_OR_BUNDLE [--tokenizer FILE] -p PROMPT [-n STEPS] [-t TEMPERATURE] [--seed S]
                   [--top-k K] [--top-p P] [--min-p P] [--repetition-penalty R] [--target T]
                   [--max-seq N] [--prefill-chunk N]
@@ -55,7 +55,8 @@ const char *kUsage = R"(usage:
   saguaro synth CONFIG.json -o DIR [--seed S]
   saguaro inspect BUNDLE [--tensor NAME -o FILE]
   saguaro eval MODEL --text FILE [--tokenizer FILE] [--bits 4,3,2] [--method cq,gptq,rtn-asym,rtn-sym]
-                  [--calibration FILE] [--bpw B] [--tasks FILE] [--score-after MARKER] [--max-tokens N] [--json]
+                  [--calibration FILE [--damp F]] [--bpw B] [--tasks FILE] [--score-after MARKER] [--max-tokens N]
+                  [--json]
   saguaro calibrate MODEL (--text FILE | --token-ids FILE) -o DIR [--tokenizer FILE]
   saguaro logits MODEL_OR_BUNDLE --token-ids FILE -o OUT.npy [--tokenizer FILE] [--target T]
                   [--max-seq N] [--prefill-chunk N]
@@ -131,6 +132,13 @@ llvm::Expected<CompileOptions> compileOptions(const Args &a) {
   o.bits = *bits;
   if (a.flags.count("--calibration"))
     o.calibration = a.flags.at("--calibration");
+  if (a.flags.count("--damp")) {
+    double damp = 0;
+    if (llvm::StringRef(a.flags.at("--damp")).getAsDouble(damp) || !(damp >= 0 && damp <= 100))
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "--damp needs a number between 0 and 100, got '" + a.flags.at("--damp") + "'");
+    o.damp = static_cast<float>(damp);
+  }
   if (a.flags.count("--bpw") && (llvm::StringRef(a.flags.at("--bpw")).getAsDouble(o.bpw) || o.bpw <= 0))
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "--bpw needs a positive number, got '" + a.flags.at("--bpw") + "'");
@@ -172,7 +180,7 @@ int execBundle(const std::string &exe, const std::string &bundle, const std::vec
 
 int cmdCompile(int argc, char **argv) {
   auto a = parseArgs(argc, argv, {"-o", "--target", "--tokenizer", "--chat-template", "--max-seq", "--prefill-chunk", "--bits", "--policy", "--bpw",
-                      "--calibration"});
+                      "--calibration", "--damp"});
   if (!a)
     return fail(llvm::toString(a.takeError()));
   if (!a->flags.count("-o"))
@@ -188,7 +196,7 @@ int cmdCompile(int argc, char **argv) {
 
 int cmdRun(int argc, char **argv) {
   auto a = parseArgs(argc, argv, {"--target", "--tokenizer", "--chat-template", "--max-seq", "--prefill-chunk", "--bits", "--policy", "--bpw",
-                      "--calibration"});
+                      "--calibration", "--damp"});
   if (!a)
     return fail(llvm::toString(a.takeError()));
   if (!a->flags.count("-p"))
@@ -204,7 +212,7 @@ int cmdRun(int argc, char **argv) {
 
 int cmdLogits(int argc, char **argv) {
   auto a = parseArgs(argc, argv, {"--token-ids", "-o", "--target", "--tokenizer", "--chat-template", "--max-seq", "--prefill-chunk", "--bits", "--policy", "--bpw",
-                      "--calibration"});
+                      "--calibration", "--damp"});
   if (!a)
     return fail(llvm::toString(a.takeError()));
   if (!a->flags.count("--token-ids") || !a->flags.count("-o"))
@@ -260,7 +268,7 @@ int cmdEval(int argc, char **argv) {
   }
   auto a = parseArgs(static_cast<int>(rest.size()), rest.data(),
                      {"--text", "--tokenizer", "--bits", "--method", "--max-tokens", "--bpw", "--tasks", "--calibration",
-                      "--score-after"});
+                      "--score-after", "--damp"});
   if (!a)
     return fail(llvm::toString(a.takeError()));
   if (!a->flags.count("--text"))
@@ -275,6 +283,12 @@ int cmdEval(int argc, char **argv) {
     o.calibration = a->flags.at("--calibration");
   if (a->flags.count("--score-after"))
     o.scoreAfter = a->flags.at("--score-after");
+  if (a->flags.count("--damp")) {
+    double damp = 0;
+    if (llvm::StringRef(a->flags.at("--damp")).getAsDouble(damp) || !(damp >= 0 && damp <= 100))
+      return fail("--damp needs a number between 0 and 100, got '" + a->flags.at("--damp") + "'");
+    o.damp = static_cast<float>(damp);
+  }
   if (a->flags.count("--method"))
     o.methods = splitList(a->flags.at("--method"));
   if (a->flags.count("--bits")) {

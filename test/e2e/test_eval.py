@@ -65,7 +65,7 @@ def main():
         raise SystemExit(f"FAIL: mixed-precision KL {mixed['kl']} is not between CQ4's and CQ3's")
 
     for bad, say in ((["--bits", "5"], "1, 2, 3 or 4"), (["--method", "awq"], "unknown method 'awq'"),
-                     (["--method", "gptq"], "needs --calibration"),
+                     (["--method", "gptq"], "needs --calibration"), (["--damp", "-1"], "--damp needs a number"),
                      (["--score-after", "Z:"], "no document has tokens after 'Z:'")):
         proc = common.run([args.saguaro, "eval", model, "--text", text] + bad, args, check=False)
         err = proc.stderr.decode().strip().splitlines()
