@@ -1,5 +1,10 @@
-// Comparisons of an ISA kernel's output with the generic kernel's, for the ISA kernel tests (neon_*_test.cpp).
-// avx2_test_util.h holds the same two checks for the AVX2 tests, next to its CPU check.
+// Shared helpers for the ISA kernel tests (isa_*_test.cpp): the ISA under test, the run-time CPU check and the
+// comparisons of an ISA kernel's output with the generic kernel's.
+//
+// Every isa_*_test.cpp is compiled once per ISA with SAGUARO_TEST_ISA naming the kernel namespace under test:
+// x86_avx2 (kernels_avx2_tests, built with -mavx2 -mfma) or arm64_neon (kernels_neon_tests, aarch64). The tests
+// call that namespace as `isa::`; code specific to one ISA sits under SAGUARO_TEST_X86_AVX2 or
+// SAGUARO_TEST_ARM64_NEON.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -9,9 +14,35 @@
 #include <cstdint>
 #include <cstring>
 
+#include "saguaro/kernels/kernels.h"
 #include "test_util.h"
 
+#ifndef SAGUARO_TEST_ISA
+#error "the ISA kernel tests need -DSAGUARO_TEST_ISA=x86_avx2 or -DSAGUARO_TEST_ISA=arm64_neon"
+#endif
+
+// kernels.h selects the ISA set from the compiler's target macros; the KernelsHeaderSelectsIsa tests check that it
+// is the one SAGUARO_TEST_ISA names.
+#if defined(SAGUARO_KERNELS_X86_AVX2)
+#define SAGUARO_TEST_X86_AVX2 1
+/// Skips the current test on a CPU without AVX2 and FMA (the binary itself is built with them).
+#define SAGUARO_REQUIRE_ISA()                                              \
+  if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) { \
+    GTEST_SKIP() << "this CPU lacks AVX2 or FMA";                          \
+  }
+#elif defined(SAGUARO_KERNELS_ARM64_NEON)
+#define SAGUARO_TEST_ARM64_NEON 1
+/// NEON is part of every aarch64 CPU: nothing to check.
+#define SAGUARO_REQUIRE_ISA() \
+  do {                        \
+  } while (0)
+#else
+#error "the ISA kernel tests are compiled with -mavx2 -mfma (x86_avx2) or for aarch64 (arm64_neon)"
+#endif
+
 namespace saguaro::kernels::test {
+
+namespace isa = saguaro::kernels::SAGUARO_TEST_ISA;
 
 /// Expects |got[i] − want[i]| <= rtol·(|want[i]| + scale) for all i < n, scale = max_i |want[i]|: ISA kernels
 /// reorder float sums, so they agree with the generic ones to a relative error of the output's scale.

@@ -1,6 +1,5 @@
-// NEON rope_f32 against the generic one: the same float operations per element, so bit for bit.
+// ISA rope_f32 against the generic one: the same float operations per element, so bit for bit.
 #include "isa_test_util.h"
-#include "saguaro/kernels/kernels.h"
 
 namespace saguaro::kernels::test {
 namespace {
@@ -16,7 +15,7 @@ void CheckRope() {
           const auto x = RandomFloats(static_cast<size_t>(rows) * H * HD, 10 * H + HD + pos0, -2.0f, 2.0f);
           std::vector<float> want = x, got = x;
           generic::rope_f32<H, HD, Style>(rows, pos0, want.data(), theta, pos_scale);
-          arm64_neon::rope_f32<H, HD, Style>(rows, pos0, got.data(), theta, pos_scale);
+          isa::rope_f32<H, HD, Style>(rows, pos0, got.data(), theta, pos_scale);
           ExpectBitEqual(got.data(), want.data(), want.size());
         }
       }
@@ -37,15 +36,17 @@ void CheckRopeShapes() {
   CheckRope<1, 256, Style>();
 }
 
-TEST(NeonRope, InterleavedBitIdentical) {
+TEST(IsaRope, InterleavedBitIdentical) {
+  SAGUARO_REQUIRE_ISA();
   CheckRopeShapes<0>();
 }
 
-TEST(NeonRope, HalvesBitIdentical) {
+TEST(IsaRope, HalvesBitIdentical) {
+  SAGUARO_REQUIRE_ISA();
   CheckRopeShapes<1>();
 }
 
-TEST(NeonRope, KernelsHeaderSelectsNeon) { EXPECT_EQ((&kernels::rope_f32<2, 64, 0>), (&arm64_neon::rope_f32<2, 64, 0>)); }
+TEST(IsaRope, KernelsHeaderSelectsIsa) { EXPECT_EQ((&kernels::rope_f32<2, 64, 0>), (&isa::rope_f32<2, 64, 0>)); }
 
 }  // namespace
 }  // namespace saguaro::kernels::test

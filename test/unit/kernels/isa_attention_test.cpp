@@ -1,11 +1,10 @@
-// NEON attention_f32 against the generic one (within 1e-5 of the output scale): decode and prefill rows at
+// ISA attention_f32 against the generic one (within 1e-5 of the output scale): decode and prefill rows at
 // several positions (across the 64-position softmax blocks), GQA ratios 1-8, sliding windows, soft-capping,
-// llama2.c's score division, head sizes of an odd number of vectors, and one the NEON kernel hands to the
-// generic one.
+// llama2.c's score division, and head sizes the ISA kernel hands to the generic one (AVX2: not a multiple of 8;
+// NEON: not a multiple of 4) or splits into an odd number of vectors (NEON).
 #include <limits>
 
 #include "isa_test_util.h"
-#include "saguaro/kernels/kernels.h"
 
 namespace saguaro::kernels::test {
 namespace {
@@ -39,19 +38,21 @@ void CheckAttention(const Case& c) {
   generic::attention_f32<H, KVH, HD, S, Window, DivSqrt>(c.rows, c.pos0, q.data(), kc.data(), vc.data(), c.scale,
                                                          c.softcap, scratch.data(), want.data());
   std::fill(scratch.begin(), scratch.end(), nan);
-  arm64_neon::attention_f32<H, KVH, HD, S, Window, DivSqrt>(c.rows, c.pos0, q.data(), kc.data(), vc.data(), c.scale,
+  isa::attention_f32<H, KVH, HD, S, Window, DivSqrt>(c.rows, c.pos0, q.data(), kc.data(), vc.data(), c.scale,
                                                           c.softcap, scratch.data(), got.data());
   ExpectNearGeneric(got.data(), want.data(), want.size());
 }
 
-TEST(NeonAttention, DecodeAcrossSoftmaxBlocks) {
+TEST(IsaAttention, DecodeAcrossSoftmaxBlocks) {
+  SAGUARO_REQUIRE_ISA();
   for (int32_t pos : {0, 1, 7, 8, 9, 63, 64, 65, 127, 128, 200, 255}) {
     CheckAttention<8, 4, 8, 256, 0>({1, pos, 0.35355339f, 0.0f});
     CheckAttention<4, 2, 64, 256, 0>({1, pos, 0.125f, 0.0f});
   }
 }
 
-TEST(NeonAttention, PrefillRows) {
+TEST(IsaAttention, PrefillRows) {
+  SAGUARO_REQUIRE_ISA();
   for (int32_t rows = 1; rows <= 9; ++rows) {
     CheckAttention<4, 4, 16, 160, 0>({rows, 0, 0.25f, 0.0f});
     CheckAttention<4, 4, 16, 160, 0>({rows, 60, 0.25f, 0.0f});
@@ -59,7 +60,8 @@ TEST(NeonAttention, PrefillRows) {
   }
 }
 
-TEST(NeonAttention, GqaRatios) {
+TEST(IsaAttention, GqaRatios) {
+  SAGUARO_REQUIRE_ISA();
   CheckAttention<4, 4, 32, 96, 0>({3, 70, 0.17677669f, 0.0f});  // 1:1
   CheckAttention<4, 2, 32, 96, 0>({3, 70, 0.17677669f, 0.0f});  // 2:1
   CheckAttention<8, 2, 32, 96, 0>({3, 70, 0.17677669f, 0.0f});  // 4:1
@@ -68,7 +70,8 @@ TEST(NeonAttention, GqaRatios) {
   CheckAttention<4, 1, 256, 96, 0>({2, 80, 0.0625f, 0.0f});     // Gemma-3-1B-like
 }
 
-TEST(NeonAttention, SlidingWindow) {
+TEST(IsaAttention, SlidingWindow) {
+  SAGUARO_REQUIRE_ISA();
   CheckAttention<4, 2, 16, 200, 8>({1, 40, 0.25f, 0.0f});
   CheckAttention<4, 2, 16, 200, 8>({20, 0, 0.25f, 0.0f});
   CheckAttention<4, 1, 16, 200, 5>({12, 30, 0.25f, 0.0f});
@@ -77,29 +80,38 @@ TEST(NeonAttention, SlidingWindow) {
   CheckAttention<4, 2, 32, 200, 64>({1, 199, 0.17677669f, 0.0f});
 }
 
-TEST(NeonAttention, Softcap) {
+TEST(IsaAttention, Softcap) {
+  SAGUARO_REQUIRE_ISA();
   CheckAttention<4, 2, 32, 96, 0>({6, 2, 1.0f, 2.0f});  // scores ≫ cap: capping is active
   CheckAttention<4, 2, 32, 96, 8>({6, 20, 0.5f, 50.0f});
   CheckAttention<4, 2, 32, 96, 0>({6, 80, 0.5f, 50.0f});
 }
 
-TEST(NeonAttention, DivideBySqrtHd) {
+TEST(IsaAttention, DivideBySqrtHd) {
+  SAGUARO_REQUIRE_ISA();
   CheckAttention<8, 4, 8, 96, 0, true>({4, 3, 0.0f, 0.0f});
   CheckAttention<8, 4, 8, 96, 0, true>({5, 70, 0.0f, 0.0f});
   CheckAttention<8, 2, 16, 96, 0, true>({2, 0, 0.0f, 0.0f});
 }
 
-TEST(NeonAttention, HeadSizeOddVectorCount) {
+#if defined(SAGUARO_TEST_X86_AVX2)
+TEST(IsaAttention, HeadSizeNotMultipleOf8UsesGeneric) {
+  SAGUARO_REQUIRE_ISA();
+  CheckAttention<4, 2, 12, 32, 0>({3, 5, 0.28867513f, 0.0f});
+}
+#elif defined(SAGUARO_TEST_ARM64_NEON)
+TEST(IsaAttention, HeadSizeOddVectorCount) {
   CheckAttention<4, 2, 12, 32, 0>({3, 5, 0.28867513f, 0.0f});  // 3 vectors of 4 per head
   CheckAttention<6, 2, 20, 80, 0>({4, 66, 0.2236068f, 0.0f});   // 5 vectors, 3:1
 }
 
-TEST(NeonAttention, HeadSizeNotMultipleOf4UsesGeneric) {
+TEST(IsaAttention, HeadSizeNotMultipleOf4UsesGeneric) {
   CheckAttention<4, 2, 6, 32, 0>({3, 5, 0.40824829f, 0.0f});
 }
+#endif
 
-TEST(NeonAttention, KernelsHeaderSelectsNeon) {
-  EXPECT_EQ((&kernels::attention_f32<4, 2, 16, 32, 0, false>), (&arm64_neon::attention_f32<4, 2, 16, 32, 0, false>));
+TEST(IsaAttention, KernelsHeaderSelectsIsa) {
+  EXPECT_EQ((&kernels::attention_f32<4, 2, 16, 32, 0, false>), (&isa::attention_f32<4, 2, 16, 32, 0, false>));
 }
 
 }  // namespace

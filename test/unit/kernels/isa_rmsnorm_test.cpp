@@ -1,7 +1,6 @@
-// AVX2 RMSNorm variants against the generic ones (within 1e-5 of the output scale; the residual update is the
+// ISA RMSNorm variants against the generic ones (within 1e-5 of the output scale; the residual update is the
 // same float addition, so it is compared bit for bit).
-#include "avx2_test_util.h"
-#include "saguaro/kernels/kernels.h"
+#include "isa_test_util.h"
 
 namespace saguaro::kernels::test {
 namespace {
@@ -14,24 +13,24 @@ void CheckRmsNorm() {
     const auto w = RandomFloats(D, 60 + D, AddOne ? -0.5f : 0.5f, AddOne ? 0.5f : 1.5f);
     std::vector<float> want(x.size()), got(x.size());
     generic::rmsnorm_f32<D, AddOne>(rows, x.data(), w.data(), 1e-6f, want.data());
-    x86_avx2::rmsnorm_f32<D, AddOne>(rows, x.data(), w.data(), 1e-6f, got.data());
+    isa::rmsnorm_f32<D, AddOne>(rows, x.data(), w.data(), 1e-6f, got.data());
     ExpectNearGeneric(got.data(), want.data(), want.size());
     std::vector<float> inplace = x;
-    x86_avx2::rmsnorm_f32<D, AddOne>(rows, inplace.data(), w.data(), 1e-6f, inplace.data());
+    isa::rmsnorm_f32<D, AddOne>(rows, inplace.data(), w.data(), 1e-6f, inplace.data());
     ExpectBitEqual(inplace.data(), got.data(), got.size());
 
     // add_rmsnorm: resid += delta, out = rmsnorm(resid).
     const auto delta = RandomFloats(x.size(), 70 + D + rows);
     std::vector<float> resid_want = x, resid_got = x, out_want(x.size()), out_got(x.size());
     generic::add_rmsnorm_f32<D, AddOne>(rows, resid_want.data(), delta.data(), w.data(), 1e-5f, out_want.data());
-    x86_avx2::add_rmsnorm_f32<D, AddOne>(rows, resid_got.data(), delta.data(), w.data(), 1e-5f, out_got.data());
+    isa::add_rmsnorm_f32<D, AddOne>(rows, resid_got.data(), delta.data(), w.data(), 1e-5f, out_got.data());
     ExpectBitEqual(resid_got.data(), resid_want.data(), x.size());
     ExpectNearGeneric(out_got.data(), out_want.data(), x.size());
   }
 }
 
-TEST(Avx2RmsNorm, Shapes) {
-  SAGUARO_REQUIRE_AVX2();
+TEST(IsaRmsNorm, Shapes) {
+  SAGUARO_REQUIRE_ISA();
   CheckRmsNorm<1, false>();
   CheckRmsNorm<5, true>();
   CheckRmsNorm<8, false>();
@@ -53,13 +52,13 @@ void CheckHeadRmsNorm() {
     const auto w = RandomFloats(HD, 110 + HD);
     std::vector<float> want = x, got = x;
     generic::head_rmsnorm_f32<H, HD, AddOne>(rows, want.data(), w.data(), 1e-6f);
-    x86_avx2::head_rmsnorm_f32<H, HD, AddOne>(rows, got.data(), w.data(), 1e-6f);
+    isa::head_rmsnorm_f32<H, HD, AddOne>(rows, got.data(), w.data(), 1e-6f);
     ExpectNearGeneric(got.data(), want.data(), want.size());
   }
 }
 
-TEST(Avx2HeadRmsNorm, Shapes) {
-  SAGUARO_REQUIRE_AVX2();
+TEST(IsaHeadRmsNorm, Shapes) {
+  SAGUARO_REQUIRE_ISA();
   CheckHeadRmsNorm<1, 8, false>();
   CheckHeadRmsNorm<4, 16, false>();
   CheckHeadRmsNorm<3, 12, true>();
@@ -68,10 +67,10 @@ TEST(Avx2HeadRmsNorm, Shapes) {
   CheckHeadRmsNorm<4, 256, true>();
 }
 
-TEST(Avx2RmsNorm, KernelsHeaderSelectsAvx2) {
-  EXPECT_EQ((&kernels::rmsnorm_f32<64, false>), (&x86_avx2::rmsnorm_f32<64, false>));
-  EXPECT_EQ((&kernels::add_rmsnorm_f32<64, false>), (&x86_avx2::add_rmsnorm_f32<64, false>));
-  EXPECT_EQ((&kernels::head_rmsnorm_f32<2, 64, false>), (&x86_avx2::head_rmsnorm_f32<2, 64, false>));
+TEST(IsaRmsNorm, KernelsHeaderSelectsIsa) {
+  EXPECT_EQ((&kernels::rmsnorm_f32<64, false>), (&isa::rmsnorm_f32<64, false>));
+  EXPECT_EQ((&kernels::add_rmsnorm_f32<64, false>), (&isa::add_rmsnorm_f32<64, false>));
+  EXPECT_EQ((&kernels::head_rmsnorm_f32<2, 64, false>), (&isa::head_rmsnorm_f32<2, 64, false>));
 }
 
 }  // namespace

@@ -1,10 +1,9 @@
-// NEON CQ kernels against the generic ones: code decoding and half-float norms exact, rotation and embedding
+// ISA CQ kernels against the generic ones: code decoding and half-float norms exact, rotation and embedding
 // decode bit-identical, matmul/logits within 1e-5 of the output scale and independent of the row count.
 #include <random>
 
 #include "isa_test_util.h"
 #include "saguaro/kernels/cq_format.h"
-#include "saguaro/kernels/kernels.h"
 
 namespace saguaro::kernels::test {
 namespace {
@@ -47,8 +46,11 @@ void CheckDecodeGroup() {
     for (auto& b : codes) b = static_cast<uint8_t>(gen());
     std::vector<float> want(g), got(g);
     generic::cq_detail::decode_group<Bits>(codes.data(), g, cb.data(), want.data());
-    arm64_neon::cq_detail::decode_group<Bits, g>(codes.data(), arm64_neon::cq_detail::make_decoder<Bits>(cb.data()),
-                                                 got.data());
+#if defined(SAGUARO_TEST_ARM64_NEON)
+    isa::cq_detail::decode_group<Bits, g>(codes.data(), isa::cq_detail::make_decoder<Bits>(cb.data()), got.data());
+#else
+    isa::cq_detail::decode_group<Bits, g>(codes.data(), cb.data(), got.data());
+#endif
     ExpectBitEqual(got.data(), want.data(), g);
   }
 }
@@ -62,18 +64,20 @@ void CheckDecodeAllGroupSizes() {
   CheckDecodeGroup<Bits, 128>();
 }
 
-TEST(NeonCq, DecodeGroupExact) {
+TEST(IsaCq, DecodeGroupExact) {
+  SAGUARO_REQUIRE_ISA();
   CheckDecodeAllGroupSizes<1>();
   CheckDecodeAllGroupSizes<2>();
   CheckDecodeAllGroupSizes<3>();
   CheckDecodeAllGroupSizes<4>();
 }
 
-TEST(NeonCq, HalfToFloatExactForAllValues) {
+TEST(IsaCq, HalfToFloatExactForAllValues) {
+  SAGUARO_REQUIRE_ISA();
   std::vector<uint16_t> all(0x10000);
   for (uint32_t h = 0; h < 0x10000u; ++h) all[h] = static_cast<uint16_t>(h);
   std::vector<float> got(all.size()), want(all.size());
-  arm64_neon::cq_detail::norms_to_float(all.data(), static_cast<int>(all.size()), got.data());
+  isa::cq_detail::norms_to_float(all.data(), static_cast<int>(all.size()), got.data());
   for (size_t i = 0; i < all.size(); ++i) want[i] = cq::half_to_float(all[i]);
   ExpectBitEqual(got.data(), want.data(), all.size());
 }
@@ -86,12 +90,13 @@ void CheckRotate() {
     const auto x = RandomFloats(static_cast<size_t>(rows) * K, 31 * K + rows, -2.0f, 2.0f);
     std::vector<float> want(static_cast<size_t>(rows) * Kp, 7.0f), got(want.size(), -7.0f);
     generic::cq_rotate_f32<K>(rows, x.data(), want.data());
-    arm64_neon::cq_rotate_f32<K>(rows, x.data(), got.data());
+    isa::cq_rotate_f32<K>(rows, x.data(), got.data());
     ExpectBitEqual(got.data(), want.data(), want.size());
   }
 }
 
-TEST(NeonCq, RotateBitIdentical) {
+TEST(IsaCq, RotateBitIdentical) {
+  SAGUARO_REQUIRE_ISA();
   CheckRotate<1>();
   CheckRotate<5>();
   CheckRotate<8>();
@@ -118,21 +123,21 @@ void CheckMatmul() {
 
     std::vector<float> want(static_cast<size_t>(rows) * N), got(want.size(), -9.0f);
     generic::cq_matmul_f32<K, N, Bits>(rows, xr.data(), codes, norms, cb, want.data());
-    arm64_neon::cq_matmul_f32<K, N, Bits>(rows, xr.data(), codes, norms, cb, got.data());
+    isa::cq_matmul_f32<K, N, Bits>(rows, xr.data(), codes, norms, cb, got.data());
     ExpectNearGeneric(got.data(), want.data(), want.size());
 
     // An output does not depend on the rows computed with it.
     for (int32_t r = 0; r < rows; ++r) {
       std::vector<float> one(N);
-      arm64_neon::cq_matmul_f32<K, N, Bits>(1, xr.data() + static_cast<size_t>(r) * Kp, codes, norms, cb, one.data());
+      isa::cq_matmul_f32<K, N, Bits>(1, xr.data() + static_cast<size_t>(r) * Kp, codes, norms, cb, one.data());
       ExpectBitEqual(one.data(), got.data() + static_cast<size_t>(r) * N, N);
     }
 
     std::vector<float> all(want.size(), -9.0f);
-    arm64_neon::cq_logits_f32<K, N, Bits>(rows, true, xr.data(), codes, norms, cb, all.data());
+    isa::cq_logits_f32<K, N, Bits>(rows, true, xr.data(), codes, norms, cb, all.data());
     ExpectBitEqual(all.data(), got.data(), got.size());
     std::vector<float> last(static_cast<size_t>(N) + 1, -9.0f);
-    arm64_neon::cq_logits_f32<K, N, Bits>(rows, false, xr.data(), codes, norms, cb, last.data());
+    isa::cq_logits_f32<K, N, Bits>(rows, false, xr.data(), codes, norms, cb, last.data());
     ExpectBitEqual(last.data(), got.data() + static_cast<size_t>(rows - 1) * N, N);
     EXPECT_EQ(last[N], -9.0f) << "wrote past N";
   }
@@ -151,16 +156,20 @@ void CheckMatmulShapes() {
   CheckMatmul<1024, 130, Bits>();
 }
 
-TEST(NeonCq, MatmulBits1) {
+TEST(IsaCq, MatmulBits1) {
+  SAGUARO_REQUIRE_ISA();
   CheckMatmulShapes<1>();
 }
-TEST(NeonCq, MatmulBits2) {
+TEST(IsaCq, MatmulBits2) {
+  SAGUARO_REQUIRE_ISA();
   CheckMatmulShapes<2>();
 }
-TEST(NeonCq, MatmulBits3) {
+TEST(IsaCq, MatmulBits3) {
+  SAGUARO_REQUIRE_ISA();
   CheckMatmulShapes<3>();
 }
-TEST(NeonCq, MatmulBits4) {
+TEST(IsaCq, MatmulBits4) {
+  SAGUARO_REQUIRE_ISA();
   CheckMatmulShapes<4>();
 }
 
@@ -177,7 +186,7 @@ void CheckEmbed() {
       std::vector<float> want(static_cast<size_t>(rows) * D + 1, -9.0f), got(want.size(), -9.0f);
       generic::cq_embed_f32<D, Bits>(rows, tok.data(), q.codes.data(), q.norms.data(), q.codebook.data(), scale,
                                      want.data());
-      arm64_neon::cq_embed_f32<D, Bits>(rows, tok.data(), q.codes.data(), q.norms.data(), q.codebook.data(), scale,
+      isa::cq_embed_f32<D, Bits>(rows, tok.data(), q.codes.data(), q.norms.data(), q.codebook.data(), scale,
                                       got.data());
       ExpectBitEqual(got.data(), want.data(), want.size());
     }
@@ -195,19 +204,20 @@ void CheckEmbedShapes() {
   CheckEmbed<300, Bits>();
 }
 
-TEST(NeonCq, EmbedBitIdentical) {
+TEST(IsaCq, EmbedBitIdentical) {
+  SAGUARO_REQUIRE_ISA();
   CheckEmbedShapes<1>();
   CheckEmbedShapes<2>();
   CheckEmbedShapes<3>();
   CheckEmbedShapes<4>();
 }
 
-TEST(NeonCq, KernelsHeaderSelectsNeon) {
-  // On aarch64, kernels.h names the arm64_neon versions.
-  EXPECT_EQ(&kernels::cq_rotate_f32<64>, &arm64_neon::cq_rotate_f32<64>);
-  EXPECT_EQ((&kernels::cq_matmul_f32<64, 8, 4>), (&arm64_neon::cq_matmul_f32<64, 8, 4>));
-  EXPECT_EQ((&kernels::cq_logits_f32<64, 8, 4>), (&arm64_neon::cq_logits_f32<64, 8, 4>));
-  EXPECT_EQ((&kernels::cq_embed_f32<64, 4>), (&arm64_neon::cq_embed_f32<64, 4>));
+TEST(IsaCq, KernelsHeaderSelectsIsa) {
+  // Built with -mavx2 -mfma, kernels.h names the x86_avx2 versions; on aarch64, the arm64_neon ones.
+  EXPECT_EQ(&kernels::cq_rotate_f32<64>, &isa::cq_rotate_f32<64>);
+  EXPECT_EQ((&kernels::cq_matmul_f32<64, 8, 4>), (&isa::cq_matmul_f32<64, 8, 4>));
+  EXPECT_EQ((&kernels::cq_logits_f32<64, 8, 4>), (&isa::cq_logits_f32<64, 8, 4>));
+  EXPECT_EQ((&kernels::cq_embed_f32<64, 4>), (&isa::cq_embed_f32<64, 4>));
 }
 
 }  // namespace

@@ -1,11 +1,9 @@
-// NEON gated activations against the generic ones (within 1e-5 of the output scale), and the vector exp/tanh
+// ISA gated activations against the generic ones (within 1e-5 of the output scale), and the vector exp/tanh
 // they use against libm's expf/tanhf.
 #include <cfloat>
-#include <cstring>
 #include <limits>
 
 #include "isa_test_util.h"
-#include "saguaro/kernels/kernels.h"
 
 namespace saguaro::kernels::test {
 namespace {
@@ -20,10 +18,10 @@ void CheckGatedAct() {
       const auto up = RandomFloats(n, 5 * N + rows, -2.0f, 2.0f);
       std::vector<float> want(n), got(n);
       generic::gated_act_f32<N, Act>(rows, gate.data(), up.data(), want.data());
-      arm64_neon::gated_act_f32<N, Act>(rows, gate.data(), up.data(), got.data());
+      isa::gated_act_f32<N, Act>(rows, gate.data(), up.data(), got.data());
       ExpectNearGeneric(got.data(), want.data(), n);
       std::vector<float> inplace = gate;
-      arm64_neon::gated_act_f32<N, Act>(rows, inplace.data(), up.data(), inplace.data());
+      isa::gated_act_f32<N, Act>(rows, inplace.data(), up.data(), inplace.data());
       ExpectBitEqual(inplace.data(), got.data(), n);
     }
   }
@@ -39,15 +37,29 @@ void CheckGatedActShapes() {
   CheckGatedAct<1000, Act>();
 }
 
-TEST(NeonGatedAct, Silu) {
+TEST(IsaGatedAct, Silu) {
+  SAGUARO_REQUIRE_ISA();
   CheckGatedActShapes<0>();
 }
 
-TEST(NeonGatedAct, GeluTanh) {
+TEST(IsaGatedAct, GeluTanh) {
+  SAGUARO_REQUIRE_ISA();
   CheckGatedActShapes<1>();
 }
 
 /// f applied to x broadcast to all lanes; the lanes must agree.
+#if defined(SAGUARO_TEST_X86_AVX2)
+using Vec = __m256;
+
+template <class F>
+float Lane0(F f, float x) {
+  alignas(32) float out[8];
+  _mm256_store_ps(out, f(_mm256_set1_ps(x)));
+  return out[0];
+}
+#elif defined(SAGUARO_TEST_ARM64_NEON)
+using Vec = float32x4_t;
+
 template <class F>
 float Lane0(F f, float x) {
   float out[4];
@@ -55,11 +67,13 @@ float Lane0(F f, float x) {
   EXPECT_TRUE(std::memcmp(out, out + 1, sizeof(float)) == 0 || std::isnan(out[0])) << x;
   return out[0];
 }
+#endif
 
-TEST(NeonVectorMath, ExpMatchesExpf) {
-  const auto exp4 = [](float32x4_t v) { return arm64_neon::detail::exp_ps(v); };
+TEST(IsaVectorMath, ExpMatchesExpf) {
+  SAGUARO_REQUIRE_ISA();
+  const auto exp_v = [](Vec v) { return isa::detail::exp_ps(v); };
   for (float x = -110.0f; x < 89.0f; x += 0.00731f) {
-    const float got = Lane0(exp4, x), want = expf(x);
+    const float got = Lane0(exp_v, x), want = expf(x);
     if (want < FLT_MIN) {
       EXPECT_LE(got, FLT_MIN) << x;  // expf subnormal or 0: exp_ps gives 0
     } else if (std::isinf(want)) {
@@ -68,24 +82,25 @@ TEST(NeonVectorMath, ExpMatchesExpf) {
       ASSERT_LE(std::fabs(got - want), 2.4e-7f * want) << x;
     }
   }
-  EXPECT_EQ(Lane0(exp4, -std::numeric_limits<float>::infinity()), 0.0f);
-  EXPECT_EQ(Lane0(exp4, std::numeric_limits<float>::infinity()), std::numeric_limits<float>::infinity());
-  EXPECT_TRUE(std::isnan(Lane0(exp4, std::numeric_limits<float>::quiet_NaN())));
+  EXPECT_EQ(Lane0(exp_v, -std::numeric_limits<float>::infinity()), 0.0f);
+  EXPECT_EQ(Lane0(exp_v, std::numeric_limits<float>::infinity()), std::numeric_limits<float>::infinity());
+  EXPECT_TRUE(std::isnan(Lane0(exp_v, std::numeric_limits<float>::quiet_NaN())));
 }
 
-TEST(NeonVectorMath, TanhMatchesTanhf) {
-  const auto tanh4 = [](float32x4_t v) { return arm64_neon::detail::tanh_ps(v); };
+TEST(IsaVectorMath, TanhMatchesTanhf) {
+  SAGUARO_REQUIRE_ISA();
+  const auto tanh_v = [](Vec v) { return isa::detail::tanh_ps(v); };
   for (float x = -12.0f; x < 12.0f; x += 0.000731f) {
-    const float got = Lane0(tanh4, x), want = tanhf(x);
+    const float got = Lane0(tanh_v, x), want = tanhf(x);
     ASSERT_LE(std::fabs(got - want), 3.6e-7f * std::fabs(want)) << x;
   }
-  EXPECT_EQ(Lane0(tanh4, 50.0f), 1.0f);
-  EXPECT_EQ(Lane0(tanh4, -std::numeric_limits<float>::infinity()), -1.0f);
-  EXPECT_TRUE(std::isnan(Lane0(tanh4, std::numeric_limits<float>::quiet_NaN())));
+  EXPECT_EQ(Lane0(tanh_v, 50.0f), 1.0f);
+  EXPECT_EQ(Lane0(tanh_v, -std::numeric_limits<float>::infinity()), -1.0f);
+  EXPECT_TRUE(std::isnan(Lane0(tanh_v, std::numeric_limits<float>::quiet_NaN())));
 }
 
-TEST(NeonGatedAct, KernelsHeaderSelectsNeon) {
-  EXPECT_EQ((&kernels::gated_act_f32<64, 0>), (&arm64_neon::gated_act_f32<64, 0>));
+TEST(IsaGatedAct, KernelsHeaderSelectsIsa) {
+  EXPECT_EQ((&kernels::gated_act_f32<64, 0>), (&isa::gated_act_f32<64, 0>));
 }
 
 }  // namespace
