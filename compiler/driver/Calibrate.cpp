@@ -13,6 +13,7 @@
 #include "compiler/driver/BundleCache.h"
 #include "compiler/driver/ProgramRun.h"
 #include "compiler/import/ModelDesc.h"
+#include "compiler/quantize/quantize.h"
 #include "tokenizer.h"
 
 #include "llvm/ADT/ScopeExit.h"
@@ -33,23 +34,15 @@ llvm::Error saguaro::checkCalibrationText(const std::string &path) {
 }
 
 namespace {
-/// The sequence length a bundle was compiled for (manifest.json), or 256 when it does not say.
-int64_t maxSeqOf(const std::string &bundle) {
-  auto file = llvm::MemoryBuffer::getFile(bundle + "/manifest.json");
-  if (!file)
-    return 256;
-  auto json = llvm::json::parse((*file)->getBuffer());
-  if (!json) {
-    llvm::consumeError(json.takeError());
-    return 256;
-  }
-  const llvm::json::Object *root = json->getAsObject();
-  const llvm::json::Object *model = root ? root->getObject("model") : nullptr;
-  return model ? model->getInteger("max_seq").value_or(256) : 256;
-}
+/// The float32 calibration build of a model: its directory, built program, sequence length and the
+/// manifest's `taps` (which weights read each tap id).
+struct CalibrationBuild {
+  std::string bundle, exe;
+  int64_t maxSeq = 256;
+  llvm::json::Array taps;
+};
 
-/// The float32 calibration build of a model: bundle directory and its built program.
-llvm::Error calibrationBuild(const CompileOptions &model, std::string &bundle, std::string &exe) {
+llvm::Error calibrationBuild(const CompileOptions &model, CalibrationBuild &build) {
   CompileOptions co;
   co.model = model.model;
   co.tokenizer = model.tokenizer;
@@ -60,31 +53,34 @@ llvm::Error calibrationBuild(const CompileOptions &model, std::string &bundle, s
   auto program = buildBundle(*dir);
   if (!program)
     return program.takeError();
-  bundle = *dir, exe = *program;
+  build.bundle = *dir, build.exe = *program;
+  std::string path = *dir + "/manifest.json";
+  auto file = llvm::MemoryBuffer::getFile(path);
+  auto manifest = file ? llvm::json::parse((*file)->getBuffer()) : llvm::Expected<llvm::json::Value>(nullptr);
+  if (!manifest)
+    llvm::consumeError(manifest.takeError());
+  llvm::json::Object *root = manifest ? manifest->getAsObject() : nullptr;
+  llvm::json::Array *taps = root ? root->getArray("taps") : nullptr;
+  if (!taps)
+    return fileError(path, "the calibration build lists no taps");
+  build.taps = std::move(*taps);
+  if (const llvm::json::Object *desc = root->getObject("model"))
+    build.maxSeq = desc->getInteger("max_seq").value_or(build.maxSeq);
   return llvm::Error::success();
 }
 
 /// Runs the calibration program over the sequences of `idsPath` (one per line) and maps its Gram
-/// matrices to weight names through the build's manifest; `blamed` is the file errors name.
-llvm::Error runGram(const std::string &bundle, const std::string &exe, const std::string &idsPath,
-                    const std::string &blamed, HessianMap &hessians) {
-  auto manifestFile = llvm::MemoryBuffer::getFile(bundle + "/manifest.json");
-  auto manifest = manifestFile ? llvm::json::parse((*manifestFile)->getBuffer())
-                               : llvm::Expected<llvm::json::Value>(nullptr);
-  if (!manifest)
-    llvm::consumeError(manifest.takeError());
-  const llvm::json::Object *root = manifest ? manifest->getAsObject() : nullptr;
-  const llvm::json::Array *taps = root ? root->getArray("taps") : nullptr;
-  if (!taps)
-    return fileError(bundle + "/manifest.json", "the calibration build lists no taps");
-
+/// matrices to weight names through the build's taps; `blamed` is the file errors name. Every matrix
+/// is checked once here, so its users may take it as a valid Hessian of its weights' input width.
+llvm::Error runGram(const CalibrationBuild &build, const std::string &idsPath, const std::string &blamed,
+                    HessianMap &hessians) {
   llvm::SmallString<128> work;
   if (std::error_code ec = llvm::sys::fs::createUniqueDirectory("saguaro-gram", work))
     return fileError("saguaro-gram", "cannot create a work directory: " + ec.message());
   std::string dir = work.str().str(), log = dir + "/gram.log";
   auto cleanup = llvm::make_scope_exit([&] { llvm::sys::fs::remove_directories(dir); });
-  std::string blob = bundle + "/weights.sgw";
-  if (runRedirected(exe, {exe, blob, "--gram", idsPath, "-o", dir}, std::nullopt, log) != 0) {
+  std::string blob = build.bundle + "/weights.sgw";
+  if (runRedirected(build.exe, {build.exe, blob, "--gram", idsPath, "-o", dir}, std::nullopt, log) != 0) {
     // The program's own one-line error already names the file at fault.
     std::string text = readLog(log);
     llvm::StringRef said = llvm::StringRef(text).split('\n').first;
@@ -92,7 +88,7 @@ llvm::Error runGram(const std::string &bundle, const std::string &exe, const std
       return llvm::createStringError(llvm::inconvertibleErrorCode(), said.str());
     return fileError(blamed, "the calibration program failed: " + said);
   }
-  for (const llvm::json::Value &entry : *taps) {
+  for (const llvm::json::Value &entry : build.taps) {
     const llvm::json::Object *tap = entry.getAsObject();
     int64_t id = tap->getInteger("id").value_or(-1), cols = tap->getInteger("cols").value_or(0), rows = 0, k = 0;
     std::vector<float> gram;
@@ -100,6 +96,9 @@ llvm::Error runGram(const std::string &bundle, const std::string &exe, const std
     if (!readNpyF32(path, gram, rows, k) || rows != cols || k != cols)
       return fileError(path, "the calibration program wrote no " + std::to_string(cols) + "x" +
                                  std::to_string(cols) + " Gram matrix for tap " + std::to_string(id));
+    std::string problem = quant::hessian_error(gram, cols);
+    if (!problem.empty())
+      return fileError(path, "not a usable Hessian: " + problem);
     for (const llvm::json::Value &w : *tap->getArray("weights"))
       hessians[w.getAsString()->str()] = gram;
   }
@@ -109,22 +108,22 @@ llvm::Error runGram(const std::string &bundle, const std::string &exe, const std
 
 llvm::Error saguaro::measureHessiansOnIds(const CompileOptions &model, const std::string &idsPath,
                                           HessianMap &hessians) {
-  std::string bundle, exe;
-  if (auto e = calibrationBuild(model, bundle, exe))
+  CalibrationBuild build;
+  if (auto e = calibrationBuild(model, build))
     return e;
-  return runGram(bundle, exe, idsPath, idsPath, hessians);
+  return runGram(build, idsPath, idsPath, hessians);
 }
 
 llvm::Error saguaro::measureHessians(const CompileOptions &model, const std::string &calibrationText,
                                      HessianMap &hessians, int maxTokens) {
   if (auto e = checkCalibrationText(calibrationText))
     return e;
-  std::string bundle, exe;
-  if (auto e = calibrationBuild(model, bundle, exe))
+  CalibrationBuild build;
+  if (auto e = calibrationBuild(model, build))
     return e;
 
   // Token ids of the text, in windows of up to 256 tokens (the sequence length if shorter), one per line.
-  std::string err, blobPath = bundle + "/weights.sgw";
+  std::string err, blobPath = build.bundle + "/weights.sgw";
   std::unique_ptr<Blob> blob = Blob::open(blobPath, &err);
   if (!blob)
     return fileError(blobPath, err);
@@ -137,7 +136,7 @@ llvm::Error saguaro::measureHessians(const CompileOptions &model, const std::str
     return fileError(calibrationText, err.empty() ? "cannot read the calibration text" : err);
   if (static_cast<int>(ids.size()) > maxTokens)
     ids.resize(maxTokens);
-  size_t window = static_cast<size_t>(std::min<int64_t>(256, maxSeqOf(bundle)));
+  size_t window = static_cast<size_t>(std::min<int64_t>(256, build.maxSeq));
 
   llvm::SmallString<128> idsPath;
   int fd = -1;
@@ -153,5 +152,5 @@ llvm::Error saguaro::measureHessians(const CompileOptions &model, const std::str
     }
   }
   llvm::errs() << "saguaro: calibrating on " << ids.size() << " tokens of " << calibrationText << "\n";
-  return runGram(bundle, exe, idsPath.str().str(), calibrationText, hessians);
+  return runGram(build, idsPath.str().str(), calibrationText, hessians);
 }

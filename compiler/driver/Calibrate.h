@@ -10,7 +10,8 @@
 
 namespace saguaro {
 
-/// Weight name -> the mean XᵀX (K×K, row-major float32) of the activations X it multiplies.
+/// Weight name -> the mean XᵀX (K×K, row-major float32) of the activations X it multiplies. Every entry has
+/// passed quant::hessian_error for the weight's K (the tap's width is the width of the weight's input).
 using HessianMap = std::map<std::string, std::vector<float>>;
 
 /// Compiles a float32 calibration build of `model` (kern-insert-calibration-taps), runs the text of

@@ -311,12 +311,7 @@ std::string measure(EvalContext &c, const std::string &method, const std::functi
     if (bits > 0) {
       double stored = 0;
       auto h = c.hessians.find(e.name);
-      const std::vector<float> *hessian = h == c.hessians.end() ? nullptr : &h->second;
-      if (hessian) {
-        std::string problem = quant::hessian_error(*hessian, e.shape[1]);
-        if (!problem.empty())
-          return e.name + ": cannot use its calibration Hessian: " + problem;
-      }
+      const std::vector<float> *hessian = h == c.hessians.end() ? nullptr : &h->second; // checked by Calibrate
       images.push_back(
           fakeQuant(method, static_cast<const float *>(e.data), e.shape[0], e.shape[1], bits, hessian, c.damp, stored));
       t.data = images.back().data();

@@ -92,12 +92,7 @@ llvm::Error saguaro::quantizeWeights(mlir::ModuleOp module, ImportedModel &model
     std::string problem = quant::cq_input_error(w->data, n, k, bits);
     if (!problem.empty())
       return fileError(name, "cannot quantize: " + problem);
-    auto h = hessians.find(name);
-    if (h != hessians.end()) {
-      problem = quant::hessian_error(h->second, k);
-      if (!problem.empty())
-        return fileError(name, "cannot use its calibration Hessian: " + problem);
-    }
+    auto h = hessians.find(name); // a valid K×K Hessian when present (measureHessians checks each)
     quant::CqTensor q = h != hessians.end() ? quant::cq_with_error_feedback(w->data, n, k, bits, h->second, damp)
                                             : quant::quantize_cq(w->data, n, k, bits);
     std::vector<uint8_t> norms(q.norms.size() * 2);
