@@ -19,6 +19,7 @@
 #include "compiler/driver/Calibrate.h"
 #include "compiler/driver/Compile.h"
 #include "compiler/driver/Eval.h"
+#include "compiler/driver/Features.h"
 #include "compiler/driver/Inspect.h"
 #include "compiler/driver/Synth.h"
 #include "compiler/driver/Tokenize.h"
@@ -53,6 +54,9 @@ const char *kUsage = R"(usage:
   saguaro bench tokenizer SOURCE [--text FILE] [--json]
   saguaro bench MODEL [--bits 4,3,2,16] [--threads 1] [--target T] [--json]
   saguaro synth CONFIG.json -o DIR [--seed S]
+  saguaro features audio FILE --mel whisper-80|whisper-128|gemma [--pad-30s] -o OUT.npy
+  saguaro features image FILE [--decode-only] [--config preprocessor_config.json] -o OUT.npy
+  saguaro bench audio [FILE] [--json]
   saguaro inspect BUNDLE [--tensor NAME -o FILE]
   saguaro eval MODEL --text FILE [--tokenizer FILE] [--bits 4,3,2] [--method cq,gptq,rtn-asym,rtn-sym]
                   [--calibration FILE [--damp F]] [--bpw B] [--tasks FILE] [--score-after MARKER] [--max-tokens N]
@@ -392,6 +396,8 @@ int cmdModelBench(int argc, char **argv) {
 }
 
 int cmdBench(int argc, char **argv) {
+  if (argc >= 3 && std::string(argv[2]) == "audio")
+    return runBenchAudio(argc, argv);
   if (argc >= 3 && std::string(argv[2]) != "tokenizer")
     return cmdModelBench(argc, argv);
   if (argc < 4)
@@ -453,6 +459,12 @@ int main(int argc, char **argv) {
     return cmdEval(argc, argv);
   if (cmd == "synth")
     return cmdSynth(argc, argv);
+  if (cmd == "features" && argc >= 3 && std::string(argv[2]) == "audio")
+    return runFeaturesAudio(argc, argv);
+  if (cmd == "features" && argc >= 3 && std::string(argv[2]) == "image")
+    return runFeaturesImage(argc, argv);
+  if (cmd == "features")
+    return fail("usage: saguaro features audio FILE ... | saguaro features image FILE ... (see --help)");
   llvm::errs() << "saguaro: unknown command '" << cmd << "'\n" << kUsage;
   return 2;
 }
