@@ -1,0 +1,37 @@
+// The whole audio front-end behind a boundary that never throws, for callers built without
+// exceptions (the saguaro driver): WAV file -> mono -> resampled -> log-mel features.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "saguaro/audio/log_mel.h"
+
+namespace saguaro::audio {
+
+/// A value or a one-line error message; exactly one of them is meaningful.
+template <typename T>
+struct Result {
+  T value{};
+  std::string error;
+  bool ok() const { return error.empty(); }
+};
+
+/// The configuration `saguaro features audio` uses: the preset `melPreset` ("whisper-80",
+/// "whisper-128", "gemma"), refined by `preprocessorConfig` when that path is not empty; with `pad30s`,
+/// the audio is padded or trimmed to chunkSamples (30 s) before framing.
+Result<LogMelConfig> makeConfig(const std::string& melPreset, const std::string& preprocessorConfig,
+                                bool pad30s) noexcept;
+
+/// Reads the WAV file, mixes it to mono and resamples it to `sampleRate`.
+Result<std::vector<float>> loadAudio(const std::string& wavPath, uint32_t sampleRate) noexcept;
+
+/// loadAudio, then the log-mel features of `config`. Errors name the file.
+Result<Features> extractFeatures(const std::string& wavPath, const LogMelConfig& config) noexcept;
+
+/// Times LogMelExtractor::compute on `samples` `runs` times after one warm-up call (the extractor is
+/// built once, outside the timing). Milliseconds per run, in run order.
+Result<std::vector<double>> timeLogMel(const std::vector<float>& samples, const LogMelConfig& config,
+                                       int runs) noexcept;
+
+}  // namespace saguaro::audio

@@ -1,0 +1,80 @@
+// The no-throw boundary of the audio front-end: every exception becomes Result::error.
+#include "saguaro/audio/features.h"
+
+#include <chrono>
+#include <exception>
+#include <new>
+
+#include "saguaro/audio/resample.h"
+#include "saguaro/audio/wav.h"
+
+namespace saguaro::audio {
+namespace {
+
+/// Runs `body` and turns any exception into a one-line error, prefixed with `context` when the
+/// message does not already start with it.
+template <typename T, typename Body>
+Result<T> guarded(const std::string& context, Body body) noexcept {
+  Result<T> r;
+  auto failWith = [&](const std::string& message) {
+    r.value = T{};
+    r.error = context.empty() || message.rfind(context, 0) == 0 ? message : context + ": " + message;
+  };
+  try {
+    r.value = body();
+  } catch (const std::bad_alloc&) {
+    failWith("out of memory");
+  } catch (const std::exception& e) {
+    failWith(e.what());
+  } catch (...) {
+    failWith("unknown error");
+  }
+  return r;
+}
+
+}  // namespace
+
+Result<LogMelConfig> makeConfig(const std::string& melPreset, const std::string& preprocessorConfig,
+                                bool pad30s) noexcept {
+  // fromPreprocessorConfig names the config file in its own errors; a bad preset names the preset.
+  return guarded<LogMelConfig>("", [&] {
+    LogMelConfig c = LogMelConfig::preset(melPreset);
+    if (!preprocessorConfig.empty()) c = LogMelConfig::fromPreprocessorConfig(preprocessorConfig, c);
+    if (pad30s) c.padOrTrimTo = c.chunkSamples;
+    c.validate();
+    return c;
+  });
+}
+
+Result<std::vector<float>> loadAudio(const std::string& wavPath, uint32_t sampleRate) noexcept {
+  return guarded<std::vector<float>>(wavPath, [&] {
+    Pcm pcm = readWav(wavPath);
+    return resample(pcm.samples, pcm.sampleRate, sampleRate);
+  });
+}
+
+Result<Features> extractFeatures(const std::string& wavPath, const LogMelConfig& config) noexcept {
+  return guarded<Features>(wavPath, [&] {
+    Pcm pcm = readWav(wavPath);
+    return logMel(resample(pcm.samples, pcm.sampleRate, config.sampleRate), config);
+  });
+}
+
+Result<std::vector<double>> timeLogMel(const std::vector<float>& samples, const LogMelConfig& config,
+                                       int runs) noexcept {
+  return guarded<std::vector<double>>("", [&] {
+    LogMelExtractor extractor(config);
+    extractor.compute(samples);  // warm-up: caches, page faults of the work buffers
+    std::vector<double> ms;
+    for (int i = 0; i < runs; ++i) {
+      const auto start = std::chrono::steady_clock::now();
+      Features f = extractor.compute(samples);
+      const auto stop = std::chrono::steady_clock::now();
+      if (f.data.empty()) throw AudioError("no features");
+      ms.push_back(std::chrono::duration<double, std::milli>(stop - start).count());
+    }
+    return ms;
+  });
+}
+
+}  // namespace saguaro::audio
