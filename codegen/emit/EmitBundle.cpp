@@ -8,6 +8,7 @@
 #include "codegen/emit/EmitBundle.h"
 
 #include "blob_writer.h"
+#include "saguaro/kernels/cq_format.h"
 #include "xxh64.h"
 
 #include "mlir/Dialect/EmitC/IR/EmitC.h"
@@ -17,6 +18,8 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <map>
 
 using namespace mlir;
 using namespace saguaro;
@@ -77,6 +80,33 @@ std::string quantizationOf(ModuleOp m, llvm::StringRef name) {
       if (auto bits = quantized.getAs<IntegerAttr>(name.drop_back(suffix.size())))
         return "cq" + std::to_string(bits.getInt());
   return name.starts_with("cq.codebook.") ? "codebook" : "none";
+}
+
+/// A CQ weight that kern-pack-weights rearranged for the target.
+struct PackedWeight {
+  std::string layout;
+  int64_t bits = 0, k = 0, rows = 0;
+};
+
+/// kern.packed by weight name.
+std::map<std::string, PackedWeight> packedWeights(ModuleOp m) {
+  std::map<std::string, PackedWeight> out;
+  if (auto list = m->getAttrOfType<ArrayAttr>("kern.packed"))
+    for (auto d : list.getAsRange<DictionaryAttr>())
+      out[d.getAs<StringAttr>("weight").str()] =
+          PackedWeight{d.getAs<StringAttr>("layout").str(), d.getAs<IntegerAttr>("bits").getInt(),
+                       d.getAs<IntegerAttr>("k").getInt(), d.getAs<IntegerAttr>("rows").getInt()};
+  return out;
+}
+
+/// The layout a blob tensor is stored in: a packed CQ layout for the codes and norms of a packed weight, else
+/// "row-major".
+std::string layoutOf(const std::map<std::string, PackedWeight> &packed, llvm::StringRef name) {
+  for (llvm::StringRef suffix : {".codes", ".norms"})
+    if (name.ends_with(suffix))
+      if (auto it = packed.find(name.drop_back(suffix.size()).str()); it != packed.end())
+        return it->second.layout;
+  return "row-major";
 }
 
 int64_t moduleInt(ModuleOp m, llvm::StringRef name) {
@@ -170,6 +200,7 @@ int main(int argc, char** argv) { return saguaro::bundle_main(argc, argv); }
 llvm::json::Value manifest(ModuleOp m, const BundleInputs &in, const std::vector<std::string> &slots,
                            uint64_t blobBytes) {
   const ModelDesc &d = in.model->desc;
+  const auto packed = packedWeights(m);
   llvm::json::Array tensors;
   for (const std::string &name : slots) {
     const StoredTensor *t = in.model->weights.find(name);
@@ -180,7 +211,7 @@ llvm::json::Value manifest(ModuleOp m, const BundleInputs &in, const std::vector
                                          {"shape", std::move(shape)},
                                          {"dtype", llvm::StringRef(dtypeName(t->type)).lower()},
                                          {"quantization", quantizationOf(m, name)},
-                                         {"layout", "row-major"},
+                                         {"layout", layoutOf(packed, name)},
                                          {"bytes", static_cast<int64_t>(t->bytes())}});
   }
   // Bits per stored weight of every quantized matrix: (codes + norms) bytes * 8 / (N * K).
@@ -293,11 +324,31 @@ llvm::Error saguaro::emitBundle(ModuleOp module, const BundleInputs &in, llvm::S
     return e;
   };
 
+  // Codes and norms of packed weights are rearranged here (cq::pack_tensor); everything else is stored as imported.
+  std::map<std::string, std::vector<uint8_t>> repacked;
+  for (const auto &[name, p] : packedWeights(module)) {
+    const StoredTensor *codes = in.model->weights.find(name + ".codes"), *norms = in.model->weights.find(name + ".norms");
+    if (!codes || !norms || codes->shape.size() != 2 || codes->shape[0] != p.rows ||
+        codes->bytes() != static_cast<size_t>(p.rows) * saguaro::kernels::cq::row_code_bytes(p.k, p.bits))
+      return fail(fileError(outDir, "packed weight '" + name + "' does not match its codes and norms"));
+    std::vector<uint8_t> &c = repacked[name + ".codes"], &nrm = repacked[name + ".norms"];
+    c.resize(codes->bytes());
+    nrm.resize(norms->bytes());
+    saguaro::kernels::cq::pack_tensor(static_cast<const uint8_t *>(codes->bytesData()),
+                                      static_cast<const uint16_t *>(norms->bytesData()), p.rows,
+                                      static_cast<int>(p.k), static_cast<int>(p.bits),
+                                      p.layout == "cq-planar-panel8" ? saguaro::kernels::cq::kLayoutPlanarPanel8
+                                                                     : saguaro::kernels::cq::kLayoutLsb,
+                                      c.data(), reinterpret_cast<uint16_t *>(nrm.data()));
+  }
+  const auto packed = packedWeights(module);
   std::vector<BlobTensor> tensors;
   for (const std::string &name : slots) {
     const StoredTensor *t = in.model->weights.find(name);
-    tensors.push_back(BlobTensor{name, "weight", "row-major", static_cast<DType>(t->type), t->shape,
-                                 t->bytesData(), t->bytes()});
+    auto it = repacked.find(name);
+    const void *data = it == repacked.end() ? t->bytesData() : it->second.data();
+    tensors.push_back(BlobTensor{name, "weight", layoutOf(packed, name), static_cast<DType>(t->type), t->shape,
+                                 data, t->bytes()});
   }
   if (!in.tokenizer.empty())
     tensors.push_back(BlobTensor{in.tokenizerTensor, "tokenizer", "row-major", DType::U8,

@@ -124,7 +124,7 @@ llvm::Expected<std::string> saguaro::bundleKey(const CompileOptions &o) {
   std::string key = "saguaro 0.1.0|" + hex64(*selfHash) + "|" + o.target + "|" + std::to_string(o.maxSeq) + "|" +
                     std::to_string(o.prefillChunk) + "|" + o.tokenizer + "|" + o.chatTemplate + "|" +
                     std::to_string(o.bits) + "|" + std::to_string(o.bpw) + "|" + std::to_string(o.damp) + "|" +
-                    (o.calibrationTaps ? "taps|" : "");
+                    (o.calibrationTaps ? "taps|" : "") + "act=" + o.cqActivations + "|";
   // Bundles carry copies of runtime-min and the kernels, so their sources are part of the key as well.
   std::vector<std::string> shipped;
   for (const char *tree : {"runtime-min", "codegen/kernels"}) {
@@ -236,7 +236,11 @@ llvm::Error saguaro::compileBundle(const CompileOptions &o, const std::string &o
       return mlir::success();
     });
     mlir::PassManager pm(&ctx);
-    buildCompilePipeline(pm, o.bits, o.calibrationTaps);
+    if (o.cqActivations != "f32" && o.cqActivations != "i8")
+      return fileError(o.model, "--cq-activations must be f32 or i8, got '" + o.cqActivations + "'");
+    if (auto flags = targetFlags(o.target); !flags)
+      return fileError(o.model, llvm::toString(flags.takeError()));
+    buildCompilePipeline(pm, o.bits, o.calibrationTaps, o.cqActivations, o.target);
     if (mlir::failed(mlir::verify(*module)) || mlir::failed(pm.run(*module)))
       return fileError(o.model, "compilation failed: " + diagnostics);
   }

@@ -19,6 +19,7 @@ struct CompileOptions {
   std::string calibration;   // optional text: sensitivities (--bpw) and error feedback are measured on it
   bool calibrationTaps = false; // float32 program whose taps report XᵀX of every weight's input
   float damp = 0.1f;            // error feedback's damping relative to the mean of diag(H) (quant::kCqDamp)
+  std::string cqActivations = "i8"; // codebook matmuls on int8 (integer kernels) or f32 (the exact format) activations
   int64_t maxSeq = 0;     // 0: the model's own limit, capped at kDefaultMaxSeq
   int64_t prefillChunk = 0; // 0: min(kDefaultPrefillChunk, the sequence length)
   bool verbose = false;

@@ -47,6 +47,7 @@ const char *kUsage = R"(usage:
   saguaro compile MODEL -o BUNDLE_DIR [--target generic|x86-avx2|aarch64-neon|aarch64-dotprod|aarch64-i8mm]
                   [--tokenizer FILE] [--chat-template FILE] [--max-seq N] [--prefill-chunk N]
                   [--bits 1|2|3|4|16] [--policy FILE | --bpw B] [--calibration FILE [--damp F]]
+                  [--cq-activations i8|f32]
   saguaro run MODEL_OR_BUNDLE [--tokenizer FILE] -p PROMPT [-n STEPS] [-t TEMPERATURE] [--seed S]
                   [--top-k K] [--top-p P] [--min-p P] [--repetition-penalty R] [--target T]
                   [--max-seq N] [--prefill-chunk N]
@@ -54,9 +55,9 @@ const char *kUsage = R"(usage:
   saguaro bench tokenizer SOURCE [--text FILE] [--json]
   saguaro bench MODEL [--bits 4,3,2,16] [--threads 1] [--target T] [--json]
   saguaro synth CONFIG.json -o DIR [--seed S]
-  saguaro features audio FILE --mel whisper-80|whisper-128|gemma [--pad-30s] -o OUT.npy
+  saguaro features audio FILE --mel whisper-80|whisper-128|gemma [--pad-30s] [--config preprocessor_config.json] [--pcm-only] -o OUT.npy
   saguaro features image FILE [--decode-only] [--config preprocessor_config.json] -o OUT.npy
-  saguaro bench audio [FILE] [--json]
+  saguaro bench audio [FILE] [--runs N] [--json]
   saguaro inspect BUNDLE [--tensor NAME -o FILE]
   saguaro eval MODEL --text FILE [--tokenizer FILE] [--bits 4,3,2] [--method cq,gptq,rtn-asym,rtn-sym]
                   [--calibration FILE [--damp F]] [--bpw B] [--tasks FILE] [--score-after MARKER] [--max-tokens N]
@@ -136,6 +137,8 @@ llvm::Expected<CompileOptions> compileOptions(const Args &a) {
   o.bits = *bits;
   if (a.flags.count("--calibration"))
     o.calibration = a.flags.at("--calibration");
+  if (a.flags.count("--cq-activations"))
+    o.cqActivations = a.flags.at("--cq-activations");
   if (a.flags.count("--damp")) {
     double damp = 0;
     if (llvm::StringRef(a.flags.at("--damp")).getAsDouble(damp) || !(damp >= 0 && damp <= 100))
@@ -184,7 +187,7 @@ int execBundle(const std::string &exe, const std::string &bundle, const std::vec
 
 int cmdCompile(int argc, char **argv) {
   auto a = parseArgs(argc, argv, {"-o", "--target", "--tokenizer", "--chat-template", "--max-seq", "--prefill-chunk", "--bits", "--policy", "--bpw",
-                      "--calibration", "--damp"});
+                      "--calibration", "--damp", "--cq-activations"});
   if (!a)
     return fail(llvm::toString(a.takeError()));
   if (!a->flags.count("-o"))
@@ -200,7 +203,7 @@ int cmdCompile(int argc, char **argv) {
 
 int cmdRun(int argc, char **argv) {
   auto a = parseArgs(argc, argv, {"--target", "--tokenizer", "--chat-template", "--max-seq", "--prefill-chunk", "--bits", "--policy", "--bpw",
-                      "--calibration", "--damp"});
+                      "--calibration", "--damp", "--cq-activations"});
   if (!a)
     return fail(llvm::toString(a.takeError()));
   if (!a->flags.count("-p"))
@@ -216,7 +219,7 @@ int cmdRun(int argc, char **argv) {
 
 int cmdLogits(int argc, char **argv) {
   auto a = parseArgs(argc, argv, {"--token-ids", "-o", "--target", "--tokenizer", "--chat-template", "--max-seq", "--prefill-chunk", "--bits", "--policy", "--bpw",
-                      "--calibration", "--damp"});
+                      "--calibration", "--damp", "--cq-activations"});
   if (!a)
     return fail(llvm::toString(a.takeError()));
   if (!a->flags.count("--token-ids") || !a->flags.count("-o"))

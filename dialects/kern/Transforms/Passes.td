@@ -43,4 +43,33 @@ def InsertCalibrationTaps : Pass<"kern-insert-calibration-taps", "mlir::ModuleOp
   }];
 }
 
+def PackWeights : Pass<"kern-pack-weights", "mlir::ModuleOp"> {
+  let summary = "Choose each weight's packed layout for the target";
+  let description = [{
+    The int8 codebook kernels (`cq_matmul_i8`, `cq_logits_i8`) read their codes fastest in a layout
+    made for the target's vectors. For each CQ weight, this pass picks one layout
+    (docs/quantization.md, "Packed layouts"), writes it into the `Layout` template argument of
+    every call that reads the weight (a gather of a tied embedding table also gets the table's
+    row count), and lists it in the module attribute `kern.packed`, from which the bundle writer
+    rearranges the codes and norms and manifest.json names each tensor's layout:
+
+    - `generic`: `cq-lsb`, the format's own bit stream (the reference kernels read any layout);
+    - `x86-avx2`, `aarch64-neon`, `aarch64-dotprod`, `aarch64-i8mm`: `cq-planar-panel8` — bit planes
+      that one vector load, a shift and a mask decode, and rows in panels of 8 so that a kernel
+      computing eight outputs reads one sequential stream — when the group size allows full
+      planar chunks (64 codes at 4 bits, 128 at 2 and 3 bits, 32 at 1 bit), else `cq-lsb`.
+
+    A weight that a float-activation kernel (`cq_matmul_f32`, `cq_logits_f32`) reads keeps `cq-lsb`.
+
+    ```mlir
+    // before (target x86-avx2)
+    kern.call %xq, %y {callee = "cq_matmul_i8", template_args = [1024, 3072, 4, 0], ...}
+    // after; kern.packed lists {bits = 4, k = 1024, layout = "cq-planar-panel8", rows = 3072, weight = "w"}
+    kern.call %xq, %y {callee = "cq_matmul_i8", template_args = [1024, 3072, 4, 2], ...}
+    ```
+  }];
+  let options = [Option<"target", "target", "std::string", "\"generic\"",
+                        "generic, x86-avx2, aarch64-neon, aarch64-dotprod or aarch64-i8mm">];
+}
+
 #endif // SAGUARO_KERN_PASSES

@@ -43,8 +43,8 @@ struct KvLayout {
 /// Lowers the ops of one entry function.
 class FunctionLowering {
 public:
-  FunctionLowering(func::FuncOp fn, const KvLayout &kv, int64_t maxSeq)
-      : fn(fn), b(fn.getContext()), kv(kv), maxSeq(maxSeq) {}
+  FunctionLowering(func::FuncOp fn, const KvLayout &kv, int64_t maxSeq, bool int8Activations)
+      : fn(fn), b(fn.getContext()), kv(kv), maxSeq(maxSeq), int8Activations(int8Activations) {}
 
   LogicalResult run();
 
@@ -88,6 +88,25 @@ private:
     call(loc, "cq_rotate_f32", {i64(k)}, {buffers.lookup(x), r}, {param("rows"), buffer(0), buffer(1)});
     return r;
   }
+  /// The int8-quantized copy of activation `x` (cq_quantize_act_i8 of its rotation): rows x act_row_bytes(K)
+  /// bytes, allocated as floats (a quarter as many).
+  Value quantized(Location loc, Value x) {
+    Value &q = quantizations[x];
+    if (q)
+      return q;
+    Value r = rotated(loc, x);
+    auto type = cast<RankedTensorType>(x.getType());
+    int64_t k = type.getDimSize(1), g = cq::groupSize(k), groups = (k + g - 1) / g;
+    q = alloc(loc, {type.getDimSize(0), (groups * g + 8 * groups) / 4});
+    call(loc, "cq_quantize_act_i8", {i64(k)}, {r, q}, {param("rows"), buffer(0), buffer(1)});
+    return q;
+  }
+  /// The activation a CQ product reads (rotated floats, or their int8 quantization) and the kernel's suffix.
+  std::pair<Value, StringRef> cqInput(Location loc, Value x) {
+    if (int8Activations)
+      return {quantized(loc, x), "_i8"};
+    return {rotated(loc, x), "_f32"};
+  }
   /// The three blob tensors of a CQ weight: codes, norms, codebook.
   SmallVector<Attribute> cqWeights(WeightAttr w, cq::CodebookAttr cb) {
     std::string codebook = "cq.codebook.b" + std::to_string(cb.getBits()) + ".g" + std::to_string(cb.getGroup());
@@ -102,6 +121,8 @@ private:
   int64_t maxSeq;
   DenseMap<Value, Value> buffers;
   DenseMap<Value, Value> rotations;
+  DenseMap<Value, Value> quantizations;
+  bool int8Activations;
   Value logits;
 };
 
@@ -229,19 +250,24 @@ LogicalResult FunctionLowering::lower(Operation *op) {
         return success();
       })
       .Case([&](cq::MatmulOp m) {
-        Value xr = rotated(loc, m.getInput());
+        auto [xr, suffix] = cqInput(loc, m.getInput());
         Value out = allocLike(loc, m);
         SmallVector<Attribute> w = cqWeights(m.getWeight(), m.getCodebook());
-        call(loc, "cq_matmul_f32", {i64(features(m.getInput())), i64(features(m)), i64(m.getCodebook().getBits())},
-             {xr, out}, {rows, buffer(0), w[0], w[1], w[2], buffer(1)});
+        SmallVector<Attribute> shape = {i64(features(m.getInput())), i64(features(m)), i64(m.getCodebook().getBits())};
+        if (int8Activations)
+          shape.push_back(i64(0));
+        call(loc, ("cq_matmul" + suffix).str(), shape, {xr, out}, {rows, buffer(0), w[0], w[1], w[2], buffer(1)});
         buffers[m] = out;
         return success();
       })
       .Case([&](cq::LogitsOp l) {
         int64_t vocab = features(l);
-        Value xr = rotated(loc, l.getInput());
+        auto [xr, suffix] = cqInput(loc, l.getInput());
         SmallVector<Attribute> w = cqWeights(l.getWeight(), l.getCodebook());
-        call(loc, "cq_logits_f32", {i64(features(l.getInput())), i64(vocab), i64(l.getCodebook().getBits())}, xr,
+        SmallVector<Attribute> shape = {i64(features(l.getInput())), i64(vocab), i64(l.getCodebook().getBits())};
+        if (int8Activations)
+          shape.push_back(i64(0));
+        call(loc, ("cq_logits" + suffix).str(), shape, xr,
              {rows, param("all_logits"), buffer(0), w[0], w[1], w[2], param("logits")});
         if (!l.getSoftcap().isZero())
           call(loc, "softcap_f32", {i64(vocab)}, {}, {param("logit_rows"), param("logits"), l.getSoftcapAttr()});
@@ -295,6 +321,7 @@ LogicalResult FunctionLowering::run() {
 }
 
 struct LowerToKernPass : llm::impl::LowerToKernBase<LowerToKernPass> {
+  using LowerToKernBase::LowerToKernBase;
   void runOnOperation() override {
     ModuleOp module = getOperation();
     auto maxSeqAttr = module->getAttrOfType<IntegerAttr>("llm.max_seq");
@@ -303,6 +330,10 @@ struct LowerToKernPass : llm::impl::LowerToKernBase<LowerToKernPass> {
       return signalPassFailure();
     }
     int64_t maxSeq = maxSeqAttr.getInt();
+    if (cqActivations != "f32" && cqActivations != "i8") {
+      module.emitError("llm-lower-to-kern: cq-activations must be f32 or i8, got '") << cqActivations << "'";
+      return signalPassFailure();
+    }
 
     KvLayout kv;
     WalkResult layout = module.walk([&](AttentionOp a) {
@@ -322,7 +353,7 @@ struct LowerToKernPass : llm::impl::LowerToKernBase<LowerToKernPass> {
     for (auto fn : llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {
       if (!fn->hasAttr("llm.entry"))
         continue;
-      if (failed(FunctionLowering(fn, kv, maxSeq).run()))
+      if (failed(FunctionLowering(fn, kv, maxSeq, cqActivations == "i8").run()))
         return signalPassFailure();
     }
     module->setAttr("kern.kv_bytes",

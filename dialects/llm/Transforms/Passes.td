@@ -35,7 +35,12 @@ def LowerToKern : Pass<"llm-lower-to-kern", "mlir::ModuleOp"> {
   }];
   let dependentDialects = ["saguaro::kern::KernDialect", "mlir::memref::MemRefDialect"];
   // cq ops lower here too: cq.matmul / cq.logits rotate their activation once (cq_rotate_f32) and
-  // then call cq_matmul_f32 / cq_logits_f32 with the weight's `.codes`, `.norms` and codebook tensors.
+  // then call cq_matmul_f32 / cq_logits_f32 with the weight's `.codes`, `.norms` and codebook tensors;
+  // with cq-activations=i8 the rotated activation is also quantized once (cq_quantize_act_i8) and the
+  // products are cq_matmul_i8 / cq_logits_i8. Their `Layout` template argument starts as 0 (the format's
+  // own order) until kern-pack-weights picks one.
+  let options = [Option<"cqActivations", "cq-activations", "std::string", "\"f32\"",
+                        "activations of codebook matmuls: f32 (exact format) or i8 (integer kernels)">];
 }
 
 #endif // SAGUARO_LLM_PASSES

@@ -158,6 +158,99 @@ inline void write_code(uint8_t* group, int i, int bits, uint32_t code) {
   }
 }
 
+/// How the codes of a weight are arranged in the blob (docs/quantization.md, "Packed layouts"); the kern-pack-weights
+/// pass picks one per weight for the target and records it in manifest.json.
+///  - kLayoutLsb: the format's own bit stream, code i of a group at bits i·bits … (read_code).
+///  - kLayoutPlanar: the group is cut into chunks of B = planar_chunk(g, bits) codes, each stored as bit planes so
+///    that one vector load and a shift and a mask yield B/P consecutive codes (P = 8/bits planes per byte):
+///    4 bits — byte e (e < B/2) holds code e in its low and code B/2+e in its high nibble; 2 bits — byte e (e < B/4)
+///    holds code q·B/4+e in bits 2q, 2q+1 (q = 0…3); 1 bit — the LSB stream; 3 bits — the codes' low two bits
+///    arranged as for 2 bits (B/4 bytes), then the LSB stream of their high bits (B/8 bytes).
+///  - kLayoutPlanarPanel8: planar groups, and rows in panels of 8 (the last panel holds the N mod 8 rest): panel p
+///    stores group 0 of its rows one after another, then group 1, …, so a kernel that computes 8 outputs at once
+///    reads one sequential stream. The norms follow the same panels ([panel][group][row]).
+enum CodeLayout : int { kLayoutLsb = 0, kLayoutPlanar = 1, kLayoutPlanarPanel8 = 2 };
+
+/// Rows per panel of a layout (1: plain row-major rows).
+constexpr int panel_rows(int layout) { return layout == kLayoutPlanarPanel8 ? 8 : 1; }
+
+/// Index, in units of one group's data (codes or norm), of group j of row n in a tensor of N rows of G groups.
+constexpr int64_t group_index(int64_t n, int j, int64_t N, int G, int layout) {
+  const int P = panel_rows(layout);
+  if (P == 1) return n * G + j;
+  const int64_t p0 = n / P * P;
+  const int64_t width = N - p0 < P ? N - p0 : P;
+  return p0 * G + static_cast<int64_t>(j) * width + (n - p0);
+}
+
+/// Codes per chunk of kLayoutPlanar: 64 (4 bits), 128 (2 and 3 bits), 32 (1 bit), at most the group size g.
+constexpr int planar_chunk(int g, int bits) {
+  const int b = bits == 4 ? 64 : (bits == 1 ? 32 : 128);
+  return b < g ? b : g;
+}
+
+/// Code i of a group of g codes stored in `layout`.
+inline uint32_t read_code_in(const uint8_t* group, int i, int g, int bits, int layout) {
+  if (layout == kLayoutLsb || bits == 1) return read_code(group, i, bits);  // planar (with or without panels)
+  const int B = planar_chunk(g, bits);
+  const uint8_t* chunk = group + (i / B) * B * bits / 8;
+  const int e = i % B;
+  if (bits == 4) return (chunk[e % (B / 2)] >> (4 * (e / (B / 2)))) & 0xFu;
+  const uint32_t low = (chunk[e % (B / 4)] >> (2 * (e / (B / 4)))) & 0x3u;
+  if (bits == 2) return low;
+  return low | (read_code(chunk + B / 4, e, 1) << 2);
+}
+
+/// Rearranges one group of g codes from the format's bit stream (kLayoutLsb) into `layout`; dst holds g·bits/8
+/// bytes and must not alias src.
+inline void pack_group(const uint8_t* src, uint8_t* dst, int g, int bits, int layout) {
+  const int bytes = g * bits / 8;
+  if (layout == kLayoutLsb || bits == 1) {
+    std::memcpy(dst, src, static_cast<size_t>(bytes));
+    return;
+  }
+  std::memset(dst, 0, static_cast<size_t>(bytes));
+  const int B = planar_chunk(g, bits);
+  for (int i = 0; i < g; ++i) {
+    const uint32_t v = read_code(src, i, bits);
+    uint8_t* chunk = dst + (i / B) * B * bits / 8;
+    const int e = i % B;
+    if (bits == 4) {
+      chunk[e % (B / 2)] |= static_cast<uint8_t>(v << (4 * (e / (B / 2))));
+      continue;
+    }
+    chunk[e % (B / 4)] |= static_cast<uint8_t>((v & 0x3u) << (2 * (e / (B / 4))));
+    if (bits == 3) write_code(chunk + B / 4, e, 1, v >> 2);
+  }
+}
+
+/// Rearranges a whole CQ tensor — codes U8 [N][G·g·bits/8] and norms F16 [N][G], both in the format's order — into
+/// `layout` (same sizes); the destinations must not alias the sources.
+inline void pack_tensor(const uint8_t* codes, const uint16_t* norms, int64_t N, int K, int bits, int layout,
+                        uint8_t* out_codes, uint16_t* out_norms) {
+  const int g = group_size(K), G = groups(K), gb = group_code_bytes(K, bits);
+  for (int64_t n = 0; n < N; ++n)
+    for (int j = 0; j < G; ++j) {
+      const int64_t at = group_index(n, j, N, G, layout);
+      pack_group(codes + (n * G + j) * gb, out_codes + at * gb, g, bits, layout);
+      out_norms[at] = norms[n * G + j];
+    }
+}
+
+/// The int8 activation path (docs/quantization.md, "Integer kernels"): codebook values as integers in [-64, 64].
+/// q[c] = round(64·cb[c] / m) with m = max |cb[c]|, and cb[c] ≈ q[c]·(m / 64); `scale` receives m / 64.
+inline void int8_codebook(const float* cb, int bits, int8_t* q, float* scale) {
+  const int n = 1 << bits;
+  float m = 0.0f;
+  for (int c = 0; c < n; ++c) m = std::fabs(cb[c]) > m ? std::fabs(cb[c]) : m;
+  for (int c = 0; c < n; ++c) q[c] = m > 0.0f ? static_cast<int8_t>(std::nearbyint(64.0f * cb[c] / m)) : 0;
+  *scale = m / 64.0f;
+}
+
+/// Bytes of one row of quantized activations for K inputs: padded_k(K) int8 values, then groups(K) float scales,
+/// then groups(K) int32 sums (a multiple of 8, so rows stay 4-byte aligned).
+constexpr int act_row_bytes(int K) { return padded_k(K) + 8 * groups(K); }
+
 /// IEEE binary16 bits to float (exact; subnormals, ±inf and NaN payloads preserved).
 inline float half_to_float(uint16_t h) {
   const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;

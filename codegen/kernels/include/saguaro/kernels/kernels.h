@@ -14,6 +14,7 @@
 #include "saguaro/kernels/generic/activation.h"
 #include "saguaro/kernels/generic/attention.h"
 #include "saguaro/kernels/generic/cq.h"
+#include "saguaro/kernels/generic/cq_i8.h"
 #include "saguaro/kernels/generic/elementwise.h"
 #include "saguaro/kernels/generic/embed.h"
 #include "saguaro/kernels/generic/matmul.h"
@@ -26,6 +27,7 @@
 #include "saguaro/kernels/x86/avx2/activation.h"
 #include "saguaro/kernels/x86/avx2/attention.h"
 #include "saguaro/kernels/x86/avx2/cq.h"
+#include "saguaro/kernels/x86/avx2/cq_i8.h"
 #include "saguaro/kernels/x86/avx2/matmul.h"
 #include "saguaro/kernels/x86/avx2/rmsnorm.h"
 #include "saguaro/kernels/x86/avx2/rope.h"
@@ -52,7 +54,10 @@ using x86_avx2::add_rmsnorm_f32;
 using x86_avx2::attention_f32;
 using x86_avx2::cq_embed_f32;
 using x86_avx2::cq_logits_f32;
+using x86_avx2::cq_logits_i8;
 using x86_avx2::cq_matmul_f32;
+using x86_avx2::cq_matmul_i8;
+using x86_avx2::cq_quantize_act_i8;
 using x86_avx2::cq_rotate_f32;
 using x86_avx2::gated_act_f32;
 using x86_avx2::head_rmsnorm_f32;
@@ -69,7 +74,10 @@ using arm64_neon::add_rmsnorm_f32;
 using arm64_neon::attention_f32;
 using arm64_neon::cq_embed_f32;
 using arm64_neon::cq_logits_f32;
+using generic::cq_logits_i8;
 using arm64_neon::cq_matmul_f32;
+using generic::cq_matmul_i8;
+using generic::cq_quantize_act_i8;
 using arm64_neon::cq_rotate_f32;
 using arm64_neon::gated_act_f32;
 using arm64_neon::head_rmsnorm_f32;
@@ -83,7 +91,10 @@ using generic::add_rmsnorm_f32;
 using generic::attention_f32;
 using generic::cq_embed_f32;
 using generic::cq_logits_f32;
+using generic::cq_logits_i8;
 using generic::cq_matmul_f32;
+using generic::cq_matmul_i8;
+using generic::cq_quantize_act_i8;
 using generic::cq_rotate_f32;
 using generic::embed_f32;
 using generic::gated_act_f32;

@@ -125,14 +125,15 @@ inline void cq_logits_f32(int32_t rows, bool all, const float* xr, const void* c
 
 /// out[r] = decoded row tok[r] of a CQ table [V][D] times `scale`: per group ŵ_j = σ_j · R_gᵀ c[code_j],
 /// first D elements; codes U8 [V][G·g·Bits/8], norms F16 [V][G], codebook F32 [2^Bits].
-template <int D, int Bits>
+/// `Layout` is the table's cq::CodeLayout and V its row count (needed by panel layouts).
+template <int D, int Bits, int Layout = cq::kLayoutLsb, int V = 0>
 inline void cq_embed_f32(int32_t rows, const int32_t* tok, const void* codes, const void* norms, const void* codebook,
                          float scale, float* out) {
   constexpr int g = cq::group_size(D);
   constexpr int G = cq::groups(D);
-  constexpr int kRowBytes = cq::row_code_bytes(D, Bits);
   constexpr int kGroupBytes = cq::group_code_bytes(D, Bits);
   constexpr const cq::RotationTable<g>& rot = cq::kRotationTable<g>;
+  static_assert(cq::panel_rows(Layout) == 1 || V > 0, "panel layouts need the table's row count");
   const uint8_t* c = static_cast<const uint8_t*>(codes);
   const uint16_t* nrm = static_cast<const uint16_t*>(norms);
   const float* cb = static_cast<const float*>(codebook);
@@ -140,12 +141,16 @@ inline void cq_embed_f32(int32_t rows, const int32_t* tok, const void* codes, co
   float w[g];
   for (int32_t r = 0; r < rows; ++r) {
     const int64_t t = tok[r];
-    const uint8_t* ct = c + t * kRowBytes;
     float* dst = out + static_cast<int64_t>(r) * D;
     for (int j = 0; j < G; ++j) {
-      cq_detail::decode_group<Bits>(ct + j * kGroupBytes, g, cb, u);
+      const int64_t at = cq::group_index(t, j, V, G, Layout);
+      if constexpr (Layout == cq::kLayoutLsb) {
+        cq_detail::decode_group<Bits>(c + at * kGroupBytes, g, cb, u);
+      } else {
+        for (int i = 0; i < g; ++i) u[i] = cb[cq::read_code_in(c + at * kGroupBytes, i, g, Bits, Layout)];
+      }
       cq::unrotate(u, w, g, rot.perm, rot.sign);
-      const float sigma = cq::half_to_float(nrm[t * G + j]);
+      const float sigma = cq::half_to_float(nrm[at]);
       const int k0 = j * g;
       const int len = k0 + g <= D ? g : D - k0;
       for (int i = 0; i < len; ++i) dst[k0 + i] = (sigma * w[i]) * scale;

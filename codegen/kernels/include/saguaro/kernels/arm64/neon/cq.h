@@ -24,6 +24,7 @@
 
 #include "saguaro/kernels/arm64/neon/common.h"
 #include "saguaro/kernels/cq_format.h"
+#include "saguaro/kernels/generic/cq.h"
 
 namespace saguaro::kernels::arm64_neon {
 
@@ -373,9 +374,13 @@ inline void cq_logits_f32(int32_t rows, bool all, const float* xr, const void* c
 
 /// out[r] = decoded row tok[r] of a CQ table [V][D] times `scale` (contract of generic::cq_embed_f32, same
 /// result): per group ŵ_j = σ_j · R_gᵀ c[code_j], first D elements.
-template <int D, int Bits>
+template <int D, int Bits, int Layout = cq::kLayoutLsb, int V = 0>
 inline void cq_embed_f32(int32_t rows, const int32_t* tok, const void* codes, const void* norms, const void* codebook,
                          float scale, float* out) {
+  if constexpr (Layout != cq::kLayoutLsb) {  // packed for the matmul kernels (tied embeddings): one row per token
+    generic::cq_embed_f32<D, Bits, Layout, V>(rows, tok, codes, norms, codebook, scale, out);
+    return;
+  }
   constexpr int g = cq::group_size(D);
   constexpr int G = cq::groups(D);
   constexpr int kRowBytes = cq::row_code_bytes(D, Bits);

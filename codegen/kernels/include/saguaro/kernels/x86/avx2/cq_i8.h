@@ -1,0 +1,340 @@
+// Codebook-quantized (CQ) kernels on int8 activations (AVX2): activation quantization and the integer codebook
+// matmul/logits. Contracts and numerics: generic/cq_i8.h; this file equals it bit for bit.
+//
+// Codes in the planar layout (cq::kLayoutPlanar) decode 32 at a time into byte indices with one load, a shift and a
+// mask; vpshufb looks them up in the codebook stored as unsigned bytes w + 64 (0…128), and vpmaddubsw multiplies
+// those by the signed activations (|pair sum| <= 2·128·127 < 2^15: it never saturates); vpmaddwd widens to int32.
+// The offset comes back out per group: Σ (w + 64)·q − 64·Σ q = Σ w·q, exactly.
+//
+// Decode (fewer than 4 rows) streams the codes once, eight weight rows at a time. Prefill decodes four weight rows
+// into an L1 buffer of bytes once and applies them to the activation rows two at a time, so that the multiplies,
+// not the decoding, set the pace. Layouts or group sizes without a vector decoder here go to the generic kernel.
+#pragma once
+
+// This ISA set has its own int8 CQ kernels (isa_cq_i8_test.cpp checks them).
+#define SAGUARO_KERNELS_HAVE_CQ_I8 1
+
+#include <immintrin.h>
+
+#include <cstdint>
+#include <cstring>
+
+#include "saguaro/kernels/cq_format.h"
+#include "saguaro/kernels/generic/cq_i8.h"
+#include "saguaro/kernels/x86/avx2/common.h"
+
+namespace saguaro::kernels::x86_avx2 {
+
+namespace cq_i8_detail {
+
+/// Whether 32 codes at a time decode with one vector load: the planar layout with full-size chunks.
+template <int g, int Bits, int Layout>
+constexpr bool kVectorDecode =
+    (Layout == cq::kLayoutPlanar || Layout == cq::kLayoutPlanarPanel8) && cq::planar_chunk(g, Bits) == (Bits == 4 ? 64 : (Bits == 1 ? 32 : 128));
+
+/// Codes 0…31 of the LSB bit stream at p (4 bytes) as bytes 0/1.
+inline __m256i bits1(const uint8_t* p) {
+  uint32_t w;
+  std::memcpy(&w, p, sizeof w);
+  const __m256i spread = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,  //
+                                          2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3);
+  const __m256i bit = _mm256_set1_epi64x(static_cast<long long>(0x8040201008040201ull));
+  const __m256i v = _mm256_shuffle_epi8(_mm256_set1_epi32(static_cast<int>(w)), spread);
+  return _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(v, bit), bit), _mm256_set1_epi8(1));
+}
+
+/// Codes 32u … 32u+31 of a planar group as byte indices (kVectorDecode<g, Bits, planar> holds).
+template <int Bits>
+inline __m256i code_indices(const uint8_t* group, int u) {
+  if constexpr (Bits == 4) {  // 64-code chunks of 32 bytes: low nibbles, then high nibbles
+    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(group + (u / 2) * 32));
+    return _mm256_and_si256(u % 2 ? _mm256_srli_epi16(v, 4) : v, _mm256_set1_epi8(0x0F));
+  } else if constexpr (Bits == 1) {
+    return bits1(group + 4 * u);
+  } else {  // 128-code chunks: 32 bytes of 2-bit planes (+ 16 bytes of high bits for 3-bit codes)
+    const uint8_t* chunk = group + (u / 4) * (Bits == 3 ? 48 : 32);
+    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(chunk));
+    const __m256i low = _mm256_and_si256(_mm256_srl_epi16(v, _mm_cvtsi32_si128(2 * (u % 4))), _mm256_set1_epi8(3));
+    if constexpr (Bits == 2) {
+      return low;
+    } else {
+      return _mm256_or_si256(low, _mm256_slli_epi16(bits1(chunk + 32 + 4 * (u % 4)), 2));
+    }
+  }
+}
+
+/// The codebook as unsigned bytes qcb + 64 in both 128-bit lanes (for vpshufb), and its scale s_cb.
+template <int Bits>
+inline __m256i codebook_lut(const float* codebook, float* scb) {
+  int8_t q[16];
+  cq::int8_codebook(codebook, Bits, q, scb);
+  alignas(16) uint8_t t[16] = {};
+  for (int c = 0; c < (1 << Bits); ++c) t[c] = static_cast<uint8_t>(q[c] + 64);
+  return _mm256_broadcastsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(t)));
+}
+
+/// d += the int32 pair sums of w (unsigned bytes) times a (signed bytes).
+inline __m256i dot_add(__m256i d, __m256i w, __m256i a) {
+  return _mm256_add_epi32(d, _mm256_madd_epi16(_mm256_maddubs_epi16(w, a), _mm256_set1_epi16(1)));
+}
+
+/// Lane i = sum of the lanes of d[i], for eight int32 accumulators.
+inline __m256i hsum8_epi32(const __m256i* d) {
+  const __m256i q0 = _mm256_hadd_epi32(_mm256_hadd_epi32(d[0], d[1]), _mm256_hadd_epi32(d[2], d[3]));
+  const __m256i q1 = _mm256_hadd_epi32(_mm256_hadd_epi32(d[4], d[5]), _mm256_hadd_epi32(d[6], d[7]));
+  return _mm256_add_epi32(_mm256_permute2x128_si256(q0, q1, 0x20), _mm256_permute2x128_si256(q0, q1, 0x31));
+}
+
+/// Lane i = sum of the lanes of d[i], for four int32 accumulators.
+inline __m128i hsum4_epi32(const __m256i* d) {
+  const __m256i q = _mm256_hadd_epi32(_mm256_hadd_epi32(d[0], d[1]), _mm256_hadd_epi32(d[2], d[3]));
+  return _mm_add_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
+}
+
+inline int32_t hsum_epi32(__m256i d) {
+  const __m128i s = _mm_add_epi32(_mm256_castsi256_si128(d), _mm256_extracti128_si256(d, 1));
+  const __m128i t = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4E));
+  return _mm_cvtsi128_si32(_mm_add_epi32(t, _mm_shuffle_epi32(t, 0xB1)));
+}
+
+/// One row of quantized activations: values, per-group scales and sums.
+template <int K>
+struct ActRow {
+  const int8_t* q;
+  const float* scale;
+  const int32_t* sum;
+  explicit ActRow(const void* xq, int64_t r) {
+    const uint8_t* row = static_cast<const uint8_t*>(xq) + r * cq::act_row_bytes(K);
+    q = reinterpret_cast<const int8_t*>(row);
+    scale = reinterpret_cast<const float*>(row + cq::padded_k(K));
+    sum = reinterpret_cast<const int32_t*>(row + cq::padded_k(K) + 4 * cq::groups(K));
+  }
+};
+
+/// sigT[j·NB + b] = σ of weight row n0 + b, group j (rows n0 … n0+NB−1 lie in one panel of the layout).
+template <int N, int G, int NB, int Layout>
+inline void norms_transposed(const uint16_t* norms, int64_t n0, float* sigT) {
+  for (int j = 0; j < G; ++j) {
+    const uint16_t* h = norms + cq::group_index(n0, j, N, G, Layout);
+    if constexpr (NB == 8 && cq::panel_rows(Layout) == 8) {
+      _mm256_storeu_ps(sigT + 8 * j, detail::half8_to_float(h));
+    } else {
+      for (int b = 0; b < NB; ++b) sigT[j * NB + b] = cq::half_to_float(h[b * (cq::panel_rows(Layout) == 1 ? G : 1)]);
+    }
+  }
+}
+
+/// Bytes from one row's group to the next row's same group inside a panel.
+template <int K, int Bits, int Layout>
+constexpr int kRowStride = cq::panel_rows(Layout) == 1 ? cq::row_code_bytes(K, Bits) : cq::group_code_bytes(K, Bits);
+
+/// Decode: y[n0 … n0+NB) of one activation row, NB = 8 or 1, streaming the codes.
+template <int K, int N, int Bits, int Layout, int NB>
+inline void gemv_tile(const ActRow<K>& x, const uint8_t* codes, const uint16_t* norms, int64_t n0, __m256i lut,
+                      float scb, float* y) {
+  constexpr int g = cq::group_size(K);
+  constexpr int G = cq::groups(K);
+  constexpr int kGroupBytes = cq::group_code_bytes(K, Bits);
+  constexpr int kStride = kRowStride<K, Bits, Layout>;
+  float sigT[G * NB];
+  norms_transposed<N, G, NB, Layout>(norms, n0, sigT);
+  __m256 acc = _mm256_setzero_ps();
+  float acc1 = 0.0f;
+  for (int j = 0; j < G; ++j) {
+    const uint8_t* cj = codes + cq::group_index(n0, j, N, G, Layout) * kGroupBytes;
+    if constexpr (cq::panel_rows(Layout) == 1) {
+      // Eight rows are eight streams, too many for the hardware prefetcher: fetch the same group two tiles ahead.
+      #pragma GCC unroll 8
+      for (int b = 0; b < NB; ++b)
+        _mm_prefetch(reinterpret_cast<const char*>(cj + (2 * NB + b) * kStride), _MM_HINT_T0);
+    }
+    __m256i d[NB];
+    #pragma GCC unroll 8
+    for (int b = 0; b < NB; ++b) d[b] = _mm256_setzero_si256();
+    #pragma GCC unroll 4
+    for (int u = 0; u < g / 32; ++u) {
+      const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.q + j * g + 32 * u));
+      #pragma GCC unroll 8
+      for (int b = 0; b < NB; ++b)
+        d[b] = dot_add(d[b], _mm256_shuffle_epi8(lut, code_indices<Bits>(cj + b * kStride, u)), a);
+    }
+    const float cs = x.scale[j] * scb;
+    if constexpr (NB == 8) {
+      const __m256i dots = _mm256_sub_epi32(hsum8_epi32(d), _mm256_set1_epi32(64 * x.sum[j]));
+      const __m256 t = _mm256_mul_ps(_mm256_set1_ps(cs), _mm256_cvtepi32_ps(dots));
+      acc = _mm256_add_ps(acc, _mm256_mul_ps(_mm256_loadu_ps(sigT + 8 * j), t));
+    } else {
+      const float t = cs * static_cast<float>(hsum_epi32(d[0]) - 64 * x.sum[j]);
+      acc1 = acc1 + sigT[j] * t;
+    }
+  }
+  if constexpr (NB == 8) {
+    _mm256_storeu_ps(y + n0, acc);
+  } else {
+    y[n0] = acc1;
+  }
+}
+
+/// Prefill: weight rows [n0, n0+4) (one panel) decoded into w (4 rows of padded_k(K) bytes, qcb + 64), applied to
+/// all rows.
+template <int K, int N, int Bits, int Layout>
+inline void gemm_block(int32_t rows, const void* xq, const uint8_t* codes, const uint16_t* norms, int64_t n0,
+                       __m256i lut, float scb, uint8_t* w, float* y) {
+  constexpr int g = cq::group_size(K);
+  constexpr int G = cq::groups(K);
+  constexpr int Kp = cq::padded_k(K);
+  constexpr int kGroupBytes = cq::group_code_bytes(K, Bits);
+  constexpr int kStride = kRowStride<K, Bits, Layout>;
+  for (int j = 0; j < G; ++j) {
+    const uint8_t* cj = codes + cq::group_index(n0, j, N, G, Layout) * kGroupBytes;
+    for (int b = 0; b < 4; ++b)
+      #pragma GCC unroll 4
+      for (int u = 0; u < g / 32; ++u)
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(w + b * Kp + j * g + 32 * u),
+                            _mm256_shuffle_epi8(lut, code_indices<Bits>(cj + b * kStride, u)));
+  }
+  float sigT[G * 4];
+  norms_transposed<N, G, 4, Layout>(norms, n0, sigT);
+  int32_t r = 0;
+  for (; r + 2 <= rows; r += 2) {
+    const ActRow<K> x0(xq, r), x1(xq, r + 1);
+    __m256 acc = _mm256_setzero_ps();  // lanes: row r columns n0…n0+3, then row r+1
+    for (int j = 0; j < G; ++j) {
+      __m256i d[8];
+      #pragma GCC unroll 8
+      for (int o = 0; o < 8; ++o) d[o] = _mm256_setzero_si256();
+      #pragma GCC unroll 4
+      for (int u = 0; u < g / 32; ++u) {
+        const int k = j * g + 32 * u;
+        const __m256i a0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x0.q + k));
+        const __m256i a1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x1.q + k));
+        #pragma GCC unroll 4
+        for (int b = 0; b < 4; ++b) {
+          const __m256i wb = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + b * Kp + k));
+          d[b] = dot_add(d[b], wb, a0);
+          d[4 + b] = dot_add(d[4 + b], wb, a1);
+        }
+      }
+      const __m256i offset = _mm256_setr_m128i(_mm_set1_epi32(64 * x0.sum[j]), _mm_set1_epi32(64 * x1.sum[j]));
+      const __m256i dots = _mm256_sub_epi32(hsum8_epi32(d), offset);
+      const __m256 cs = _mm256_setr_m128(_mm_set1_ps(x0.scale[j] * scb), _mm_set1_ps(x1.scale[j] * scb));
+      const __m256 t = _mm256_mul_ps(cs, _mm256_cvtepi32_ps(dots));
+      const __m256 sig = _mm256_broadcast_ps(reinterpret_cast<const __m128*>(sigT + 4 * j));
+      acc = _mm256_add_ps(acc, _mm256_mul_ps(sig, t));
+    }
+    _mm_storeu_ps(y + static_cast<int64_t>(r) * N + n0, _mm256_castps256_ps128(acc));
+    _mm_storeu_ps(y + static_cast<int64_t>(r + 1) * N + n0, _mm256_extractf128_ps(acc, 1));
+  }
+  if (r < rows) {
+    const ActRow<K> x0(xq, r);
+    __m128 acc = _mm_setzero_ps();
+    for (int j = 0; j < G; ++j) {
+      __m256i d[4];
+      #pragma GCC unroll 4
+      for (int b = 0; b < 4; ++b) d[b] = _mm256_setzero_si256();
+      #pragma GCC unroll 4
+      for (int u = 0; u < g / 32; ++u) {
+        const int k = j * g + 32 * u;
+        const __m256i a0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x0.q + k));
+        #pragma GCC unroll 4
+        for (int b = 0; b < 4; ++b)
+          d[b] = dot_add(d[b], _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + b * Kp + k)), a0);
+      }
+      const __m128i dots = _mm_sub_epi32(hsum4_epi32(d), _mm_set1_epi32(64 * x0.sum[j]));
+      const __m128 t = _mm_mul_ps(_mm_set1_ps(x0.scale[j] * scb), _mm_cvtepi32_ps(dots));
+      acc = _mm_add_ps(acc, _mm_mul_ps(_mm_loadu_ps(sigT + 4 * j), t));
+    }
+    _mm_storeu_ps(y + static_cast<int64_t>(r) * N + n0, acc);
+  }
+}
+
+}  // namespace cq_i8_detail
+
+/// Quantized activations (contract of generic::cq_quantize_act_i8, same bytes).
+template <int K>
+inline void cq_quantize_act_i8(int32_t rows, const float* xr, void* xq) {
+  constexpr int g = cq::group_size(K);
+  constexpr int G = cq::groups(K);
+  constexpr int Kp = cq::padded_k(K);
+  if constexpr (g % 32 != 0) {
+    generic::cq_quantize_act_i8<K>(rows, xr, xq);
+  } else {
+    const __m256 abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF));
+    const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    for (int32_t r = 0; r < rows; ++r) {
+      const float* x = xr + static_cast<int64_t>(r) * Kp;
+      uint8_t* row = static_cast<uint8_t*>(xq) + static_cast<int64_t>(r) * cq::act_row_bytes(K);
+      for (int j = 0; j < G; ++j) {
+        const float* v = x + j * g;
+        __m256 m = _mm256_setzero_ps();
+        for (int i = 0; i < g; i += 8) m = _mm256_max_ps(m, _mm256_and_ps(_mm256_loadu_ps(v + i), abs_mask));
+        const __m128 m4 = _mm_max_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
+        const __m128 m2 = _mm_max_ps(m4, _mm_movehl_ps(m4, m4));
+        const float a = _mm_cvtss_f32(_mm_max_ss(m2, _mm_shuffle_ps(m2, m2, 1)));
+        const __m256 inv = _mm256_set1_ps(a > 0.0f ? 127.0f / a : 0.0f);
+        __m256i sum = _mm256_setzero_si256();
+        for (int i = 0; i < g; i += 32) {
+          __m256i q[4];
+          for (int k = 0; k < 4; ++k) {
+            q[k] = _mm256_cvtps_epi32(_mm256_mul_ps(_mm256_loadu_ps(v + i + 8 * k), inv));
+            sum = _mm256_add_epi32(sum, q[k]);
+          }
+          const __m256i packed =
+              _mm256_packs_epi16(_mm256_packs_epi32(q[0], q[1]), _mm256_packs_epi32(q[2], q[3]));
+          _mm256_storeu_si256(reinterpret_cast<__m256i*>(row + j * g + i), _mm256_permutevar8x32_epi32(packed, order));
+        }
+        const float scale = a / 127.0f;
+        const int32_t s = cq_i8_detail::hsum_epi32(sum);
+        std::memcpy(row + Kp + 4 * j, &scale, 4);
+        std::memcpy(row + Kp + 4 * G + 4 * j, &s, 4);
+      }
+    }
+  }
+}
+
+/// y = the integer codebook matmul of quantized activations (contract of generic::cq_matmul_i8, same result).
+template <int K, int N, int Bits, int Layout>
+inline void cq_matmul_i8(int32_t rows, const void* xq, const void* codes, const void* norms, const void* codebook,
+                         float* y) {
+  constexpr int g = cq::group_size(K);
+  if constexpr (!cq_i8_detail::kVectorDecode<g, Bits, Layout>) {
+    generic::cq_matmul_i8<K, N, Bits, Layout>(rows, xq, codes, norms, codebook, y);
+  } else {
+    const uint8_t* c = static_cast<const uint8_t*>(codes);
+    const uint16_t* nrm = static_cast<const uint16_t*>(norms);
+    float scb;
+    const __m256i lut = cq_i8_detail::codebook_lut<Bits>(static_cast<const float*>(codebook), &scb);
+    if (rows < 4) {
+      for (int32_t r = 0; r < rows; ++r) {
+        const cq_i8_detail::ActRow<K> x(xq, r);
+        float* yr = y + static_cast<int64_t>(r) * N;
+        for (int64_t n = 0; n + 8 <= N; n += 8)
+          cq_i8_detail::gemv_tile<K, N, Bits, Layout, 8>(x, c, nrm, n, lut, scb, yr);
+        for (int64_t n = N / 8 * 8; n < N; ++n)
+          cq_i8_detail::gemv_tile<K, N, Bits, Layout, 1>(x, c, nrm, n, lut, scb, yr);
+      }
+      return;
+    }
+    alignas(32) uint8_t w[4 * cq::padded_k(K)];
+    for (int64_t n = 0; n + 4 <= N; n += 4)
+      cq_i8_detail::gemm_block<K, N, Bits, Layout>(rows, xq, c, nrm, n, lut, scb, w, y);
+    for (int64_t n = N / 4 * 4; n < N; ++n)
+      for (int32_t r = 0; r < rows; ++r)
+        cq_i8_detail::gemv_tile<K, N, Bits, Layout, 1>(cq_i8_detail::ActRow<K>(xq, r), c, nrm, n, lut, scb,
+                                                       y + static_cast<int64_t>(r) * N);
+  }
+}
+
+/// CQ output projection on int8 activations: all rows when `all`, else only the last row into y[0..N).
+template <int K, int N, int Bits, int Layout>
+inline void cq_logits_i8(int32_t rows, bool all, const void* xq, const void* codes, const void* norms,
+                         const void* codebook, float* y) {
+  if (all) {
+    cq_matmul_i8<K, N, Bits, Layout>(rows, xq, codes, norms, codebook, y);
+  } else {
+    const void* last = static_cast<const uint8_t*>(xq) + static_cast<int64_t>(rows - 1) * cq::act_row_bytes(K);
+    cq_matmul_i8<K, N, Bits, Layout>(1, last, codes, norms, codebook, y);
+  }
+}
+
+}  // namespace saguaro::kernels::x86_avx2

@@ -1,0 +1,116 @@
+//===- PackWeights.cpp - kern-pack-weights ----------------------------------------------===//
+//
+// Picks the packed layout of every CQ weight for the target (docs/quantization.md, "Packed
+// layouts"), patches the `Layout` template argument of the calls that read it, and records the
+// choice in the module attribute `kern.packed` for the bundle writer and manifest.json.
+//
+//===------------------------------------------------------------------------------------===//
+#include "dialects/kern/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/MapVector.h"
+
+namespace saguaro::kern {
+#define GEN_PASS_DEF_PACKWEIGHTS
+#include "dialects/kern/Transforms/Passes.h.inc"
+} // namespace saguaro::kern
+
+using namespace mlir;
+using namespace saguaro::kern;
+
+namespace {
+// Values of the kernels' Layout template argument (cq::CodeLayout in cq_format.h).
+constexpr int64_t kLayoutLsb = 0;
+constexpr int64_t kLayoutPlanarPanel8 = 2;
+
+StringRef layoutName(int64_t layout) { return layout == kLayoutPlanarPanel8 ? "cq-planar-panel8" : "cq-lsb"; }
+
+/// The CQ group size of a row of k inputs: min(128, max(8, next power of two >= k)).
+int64_t groupSize(int64_t k) {
+  int64_t p = 1;
+  while (p < k)
+    p *= 2;
+  return std::clamp<int64_t>(p, 8, 128);
+}
+
+/// Whether groups of g codes of `bits` bits fill whole planar chunks (64 codes at 4 bits, 128 at 2 and 3, 32 at 1).
+bool fullPlanarChunks(int64_t g, int64_t bits) {
+  int64_t chunk = bits == 4 ? 64 : (bits == 1 ? 32 : 128);
+  return g >= chunk;
+}
+
+int64_t intArg(ArrayAttr a, size_t i) { return cast<IntegerAttr>(a[i]).getInt(); }
+
+/// The CQ codes weight a call reads (the `#kern.weight<"….codes">` argument), or "".
+StringRef codesWeight(CallOp call) {
+  for (Attribute a : call.getArgs())
+    if (auto w = dyn_cast<WeightAttr>(a))
+      if (w.getName().ends_with(".codes"))
+        return w.getName();
+  return "";
+}
+
+struct WeightUse {
+  SmallVector<CallOp> calls;
+  int64_t k = 0, rows = 0, bits = 0;
+  bool floatActivations = false;
+};
+
+struct PackWeightsPass : saguaro::kern::impl::PackWeightsBase<PackWeightsPass> {
+  using PackWeightsBase::PackWeightsBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    static const StringRef kTargets[] = {"generic", "x86-avx2", "aarch64-neon", "aarch64-dotprod", "aarch64-i8mm"};
+    if (!llvm::is_contained(kTargets, target)) {
+      module.emitError("kern-pack-weights: unknown target '") << target << "'";
+      return signalPassFailure();
+    }
+    llvm::MapVector<StringRef, WeightUse> uses;
+    module.walk([&](CallOp call) {
+      StringRef callee = call.getCallee(), codes = codesWeight(call);
+      if (codes.empty())
+        return;
+      WeightUse &u = uses[codes];
+      u.calls.push_back(call);
+      ArrayAttr t = call.getTemplateArgs();
+      if (callee == "cq_matmul_i8" || callee == "cq_logits_i8") {
+        u.k = intArg(t, 0), u.rows = intArg(t, 1), u.bits = intArg(t, 2);
+      } else if (callee == "cq_matmul_f32" || callee == "cq_logits_f32") {
+        u.floatActivations = true;
+      }
+    });
+    Builder b(&getContext());
+    SmallVector<Attribute> packed;
+    for (auto &[codes, u] : uses) {
+      int64_t layout = kLayoutLsb;
+      if (target != "generic" && u.rows > 0 && !u.floatActivations && fullPlanarChunks(groupSize(u.k), u.bits))
+        layout = kLayoutPlanarPanel8;
+      for (CallOp call : u.calls) {
+        SmallVector<Attribute> t(call.getTemplateArgs().getValue());
+        StringRef callee = call.getCallee();
+        if (callee == "cq_matmul_i8" || callee == "cq_logits_i8") {
+          t[3] = b.getI64IntegerAttr(layout);
+        } else if (callee == "cq_embed_f32" && layout != kLayoutLsb) {
+          t.resize(2);
+          t.push_back(b.getI64IntegerAttr(layout));
+          t.push_back(b.getI64IntegerAttr(u.rows));
+        } else {
+          continue;
+        }
+        call.setTemplateArgsAttr(b.getArrayAttr(t));
+      }
+      if (layout == kLayoutLsb)
+        continue;
+      StringRef name = codes.drop_back(strlen(".codes"));
+      packed.push_back(b.getDictionaryAttr({b.getNamedAttr("weight", b.getStringAttr(name)),
+                                            b.getNamedAttr("layout", b.getStringAttr(layoutName(layout))),
+                                            b.getNamedAttr("bits", b.getI64IntegerAttr(u.bits)),
+                                            b.getNamedAttr("k", b.getI64IntegerAttr(u.k)),
+                                            b.getNamedAttr("rows", b.getI64IntegerAttr(u.rows))}));
+    }
+    module->setAttr("kern.packed", b.getArrayAttr(packed));
+    module->setAttr("kern.target", b.getStringAttr(target));
+  }
+};
+} // namespace
