@@ -31,16 +31,23 @@
 #include "saguaro/kernels/x86/avx2/matmul.h"
 #include "saguaro/kernels/x86/avx2/rmsnorm.h"
 #include "saguaro/kernels/x86/avx2/rope.h"
-// 64-bit ARM (every aarch64 target: ARMv8.0 Advanced SIMD, no dotprod/i8mm/SVE/fp16 arithmetic): arm64/neon/*.h.
+// 64-bit ARM (every aarch64 target: ARMv8.0 Advanced SIMD, no SVE/fp16 arithmetic; dotprod/i8mm for the int8 CQ
+// kernels only, below): arm64/neon/*.h.
 // NEON is always on there, so SAGUARO_KERNELS_GENERIC asks for the generic set instead (the generic kernel tests).
 #elif defined(__aarch64__) && defined(__ARM_NEON) && !defined(SAGUARO_KERNELS_GENERIC)
 #define SAGUARO_KERNELS_ARM64_NEON 1
 #include "saguaro/kernels/arm64/neon/activation.h"
 #include "saguaro/kernels/arm64/neon/attention.h"
 #include "saguaro/kernels/arm64/neon/cq.h"
+#include "saguaro/kernels/arm64/neon/cq_i8.h"
 #include "saguaro/kernels/arm64/neon/matmul.h"
 #include "saguaro/kernels/arm64/neon/rmsnorm.h"
 #include "saguaro/kernels/arm64/neon/rope.h"
+// The int8 CQ kernels also come for FEAT_DotProd (SDOT) and FEAT_I8MM (SMMLA): each header compiles to nothing unless
+// the target enables its extension (__ARM_FEATURE_DOTPROD, __ARM_FEATURE_MATMUL_INT8) and then defines
+// SAGUARO_KERNELS_ARM64_DOTPROD / SAGUARO_KERNELS_ARM64_I8MM; the highest level present is selected below.
+#include "saguaro/kernels/arm64/dotprod/cq_i8.h"
+#include "saguaro/kernels/arm64/i8mm/cq_i8.h"
 #endif
 
 namespace saguaro::kernels {
@@ -74,10 +81,7 @@ using arm64_neon::add_rmsnorm_f32;
 using arm64_neon::attention_f32;
 using arm64_neon::cq_embed_f32;
 using arm64_neon::cq_logits_f32;
-using generic::cq_logits_i8;
 using arm64_neon::cq_matmul_f32;
-using generic::cq_matmul_i8;
-using generic::cq_quantize_act_i8;
 using arm64_neon::cq_rotate_f32;
 using arm64_neon::gated_act_f32;
 using arm64_neon::head_rmsnorm_f32;
@@ -85,6 +89,19 @@ using arm64_neon::logits_f32;
 using arm64_neon::matmul_f32;
 using arm64_neon::rmsnorm_f32;
 using arm64_neon::rope_f32;
+#if defined(SAGUARO_KERNELS_ARM64_I8MM)
+using arm64_i8mm::cq_logits_i8;
+using arm64_i8mm::cq_matmul_i8;
+using arm64_i8mm::cq_quantize_act_i8;
+#elif defined(SAGUARO_KERNELS_ARM64_DOTPROD)
+using arm64_dotprod::cq_logits_i8;
+using arm64_dotprod::cq_matmul_i8;
+using arm64_dotprod::cq_quantize_act_i8;
+#else
+using arm64_neon::cq_logits_i8;
+using arm64_neon::cq_matmul_i8;
+using arm64_neon::cq_quantize_act_i8;
+#endif
 #else
 using generic::add_f32;
 using generic::add_rmsnorm_f32;
