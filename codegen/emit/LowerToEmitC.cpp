@@ -27,8 +27,9 @@ struct AbiTypes {
         floatPtr(emitc::PointerType::get(FloatType::getF32(ctx))),
         tokenPtr(emitc::PointerType::get(emitc::OpaqueType::get(ctx, "const int32_t"))),
         weightPtr(emitc::PointerType::get(emitc::OpaqueType::get(ctx, "const void"))),
+        parallelPtr(emitc::PointerType::get(emitc::OpaqueType::get(ctx, "const saguaro::kernels::Parallel"))),
         i32(IntegerType::get(ctx, 32)), i64(IntegerType::get(ctx, 64)), i1(IntegerType::get(ctx, 1)) {}
-  Type state, floatPtr, tokenPtr, weightPtr, i32, i64, i1;
+  Type state, floatPtr, tokenPtr, weightPtr, parallelPtr, i32, i64, i1;
 };
 
 /// Builds one EmitC entry function from a planned kern function.
@@ -95,6 +96,10 @@ FailureOr<Value> EntryEmitter::argument(kern::CallOp call, Attribute arg, ValueR
   if (auto i = dyn_cast<IntegerAttr>(arg); i && i.getType().isIndex())
     return pointers.lookup(buffers[i.getInt()]);
   if (auto p = dyn_cast<kern::ParamAttr>(arg)) {
+    // The thread pool is fetched from the state where a kernel first asks for it (straight-line code: it then
+    // dominates every later use).
+    if (p.getName() == "parallel" && !params.count("parallel"))
+      params["parallel"] = opaqueCall(t.parallelPtr, "parallel_of", state, {b.getIndexAttr(0)});
     Value v = params.lookup(p.getName());
     if (!v)
       return call.emitOpError() << "runtime parameter \"" << p.getName()

@@ -10,6 +10,8 @@
 //===------------------------------------------------------------------------------------===//
 #include "compiler/driver/Bench.h"
 
+#include <thread>
+
 #include "compiler/driver/BundleCache.h"
 #include "compiler/driver/ProgramRun.h"
 #include "compiler/import/ModelDesc.h"
@@ -133,8 +135,10 @@ llvm::Expected<Result> benchOne(const BenchOptions &o, const std::string &target
   if (std::error_code ec = llvm::sys::fs::createTemporaryFile("saguaro-bench", "json", out))
     return fileError("saguaro-bench.json", "cannot create a temporary file: " + ec.message());
   std::string outPath = out.str().str(), log = outPath + ".log";
-  llvm::errs() << "saguaro: benchmarking " << *bundle << " (bits " << bits << ", " << threads << " thread)\n";
-  int rc = runRedirected(*exe, {*exe, *bundle, "--bench", "-o", outPath}, std::nullopt, log);
+  llvm::errs() << "saguaro: benchmarking " << *bundle << " (bits " << bits << ", " << threads
+               << (threads == 1 ? " thread)\n" : " threads)\n");
+  int rc = runRedirected(*exe, {*exe, *bundle, "--bench", "-o", outPath, "--threads", std::to_string(threads)},
+                         std::nullopt, log);
   std::string why = readLog(log);
   llvm::sys::fs::remove(log);
   if (rc != 0) {
@@ -181,16 +185,21 @@ int saguaro::runModelBench(const BenchOptions &o) {
   for (int b : o.bits)
     if (b != 16 && (b < 1 || b > 4))
       return fail("--bits takes values among 1, 2, 3, 4 and 16, got " + std::to_string(b));
-  for (int t : o.threads)
-    if (t != 1)
-      return fail("--threads " + std::to_string(t) +
-                  ": only 1 thread is supported until runtime-min has a thread pool");
+  std::vector<int> threadCounts = o.threads;
+  if (threadCounts.empty()) {
+    threadCounts.push_back(1);
+    if (unsigned hw = std::thread::hardware_concurrency(); hw > 1)
+      threadCounts.push_back(static_cast<int>(hw));
+  }
+  for (int t : threadCounts)
+    if (t < 1 || t > 1024)
+      return fail("--threads takes thread counts between 1 and 1024, got " + std::to_string(t));
   if (!llvm::sys::fs::exists(o.model))
     return fail(o.model + ": no such file or directory");
   std::string target = o.target.empty() ? hostTarget() : o.target;
   std::vector<Result> results;
   for (int bits : o.bits)
-    for (int threads : o.threads) {
+    for (int threads : threadCounts) {
       auto r = benchOne(o, target, bits, threads);
       if (!r)
         return fail(llvm::toString(r.takeError()));

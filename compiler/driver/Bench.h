@@ -10,7 +10,7 @@ namespace saguaro {
 struct BenchOptions {
   std::string model;              // llama2.c .bin or a Hugging Face directory
   std::vector<int> bits = {4, 3, 2, 16};
-  std::vector<int> threads = {1}; // only 1 until runtime-min has a thread pool
+  std::vector<int> threads;       // empty: 1 and every hardware thread
   std::string target;             // empty: x86-avx2 when the host has AVX2 and FMA, else generic
   bool json = false;
 };

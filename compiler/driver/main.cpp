@@ -49,11 +49,11 @@ const char *kUsage = R"(usage:
                   [--bits 1|2|3|4|16] [--policy FILE | --bpw B] [--calibration FILE [--damp F]]
                   [--cq-activations i8|f32]
   saguaro run MODEL_OR_BUNDLE [--tokenizer FILE] -p PROMPT [-n STEPS] [-t TEMPERATURE] [--seed S]
-                  [--top-k K] [--top-p P] [--min-p P] [--repetition-penalty R] [--target T]
+                  [--top-k K] [--top-p P] [--min-p P] [--repetition-penalty R] [--threads N] [--target T]
                   [--max-seq N] [--prefill-chunk N]
   saguaro tokenize SOURCE TEXT [--decode] [--no-special]
   saguaro bench tokenizer SOURCE [--text FILE] [--json]
-  saguaro bench MODEL [--bits 4,3,2,16] [--threads 1] [--target T] [--json]
+  saguaro bench MODEL [--bits 4,3,2,16] [--threads 1,2] [--target T] [--json]
   saguaro synth CONFIG.json -o DIR [--seed S]
   saguaro features audio FILE --mel whisper-80|whisper-128|gemma [--pad-30s] [--config preprocessor_config.json] [--pcm-only] -o OUT.npy
   saguaro features image FILE [--decode-only] [--config preprocessor_config.json] -o OUT.npy
@@ -80,7 +80,7 @@ struct Args {
 };
 
 const std::vector<std::string> kForwarded = {"-p", "-n", "-t", "--seed", "--top-k", "--top-p",
-                                             "--min-p", "--repetition-penalty"};
+                                             "--min-p", "--repetition-penalty", "--threads"};
 
 llvm::Expected<Args> parseArgs(int argc, char **argv, const std::vector<std::string> &known) {
   Args a;
@@ -230,7 +230,9 @@ int cmdLogits(int argc, char **argv) {
   auto exe = buildBundle(*bundle);
   if (!exe)
     return fail(llvm::toString(exe.takeError()));
-  return execBundle(*exe, *bundle, {"--logits", a->flags.at("--token-ids"), "-o", a->flags.at("-o")});
+  std::vector<std::string> args = {"--logits", a->flags.at("--token-ids"), "-o", a->flags.at("-o")};
+  args.insert(args.end(), a->passThrough.begin(), a->passThrough.end());
+  return execBundle(*exe, *bundle, args);
 }
 int cmdTokenize(int argc, char **argv) {
   TokenizeOptions o;

@@ -1,7 +1,8 @@
 // `saguaro_bundle BUNDLE --bench`: prefill/decode speed of the bundle, and in the same process the two limits they
 // are judged against: streaming read bandwidth (decode reads every weight once per token) and the int8
 // multiply-accumulate peak of the widest int8 dot-product instructions the machine offers (prefill is compute bound).
-// Everything runs on the calling thread; `threads` is recorded so a thread pool can report more than one.
+// The limits are measured with the same threads as the model: every pool thread streams its own part of the buffer,
+// or runs its own copy of the MAC loop, at the same time.
 #include "bench.h"
 
 #include <sys/stat.h>
@@ -14,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <atomic>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -67,8 +69,8 @@ uint64_t read_sum(const uint64_t* p, uint64_t words) {
   return s[0] + s[1] + s[2] + s[3] + s[4] + s[5] + s[6] + s[7];
 }
 
-// Best of several streaming read passes over kBandwidthBytes, in GB/s (1e9 bytes).
-double read_bandwidth_gbs() {
+// Best of several streaming read passes over kBandwidthBytes (split over the threads of `par`), in GB/s (1e9 bytes).
+double read_bandwidth_gbs(const kernels::Parallel* par) {
   const uint64_t words = kBandwidthBytes / 8;
   std::unique_ptr<uint64_t, decltype(&std::free)> buf(static_cast<uint64_t*>(std::aligned_alloc(64, kBandwidthBytes)),
                                                       &std::free);
@@ -77,9 +79,14 @@ double read_bandwidth_gbs() {
   volatile uint64_t sink = 0;
   double best = 0;
   for (int r = 0; r < 5; ++r) {
+    std::atomic<uint64_t> sum{0};
     const double t0 = now_s();
-    sink = sink + read_sum(buf.get(), words);
+    const auto n = static_cast<int64_t>(words);
+    kernels::parallel_ranges(par, n, 4096, n, [&](int64_t b, int64_t e) {
+      sum.fetch_add(read_sum(buf.get() + b, static_cast<uint64_t>(e - b)), std::memory_order_relaxed);
+    });
     best = std::max(best, static_cast<double>(kBandwidthBytes) / (now_s() - t0) / 1e9);
+    sink = sink + sum.load();
   }
   return best;
 }
@@ -169,8 +176,9 @@ MacKernel widest_mac_kernel(const char** isa) {
   return *isa = "scalar", &mac_scalar;
 }
 
-// Best of several ~0.2 s runs, in 1e9 int8 MACs per second.
-double mac_peak_gops(MacKernel kernel) {
+// Best of several ~0.2 s runs (one copy of the loop per thread of `par`, all at once), in 1e9 int8 MACs per second.
+double mac_peak_gops(MacKernel kernel, const kernels::Parallel* par) {
+  const int64_t threads = par ? par->threads : 1;
   volatile int32_t sink = 0;
   int32_t r = 0;
   uint64_t iters = 1 << 16;
@@ -182,9 +190,16 @@ double mac_peak_gops(MacKernel kernel) {
   iters *= 4;
   double best = 0;
   for (int k = 0; k < 5; ++k) {
+    std::atomic<uint64_t> macs{0};
     const double t0 = now_s();
-    const uint64_t macs = kernel(iters, &r);
-    best = std::max(best, static_cast<double>(macs) / (now_s() - t0) / 1e9);
+    kernels::parallel_ranges(par, threads, 1, kernels::kMinParallelWork, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) {
+        int32_t out = 0;
+        macs.fetch_add(kernel(iters, &out), std::memory_order_relaxed);
+        (void)out;  // written through a pointer the compiler cannot see into
+      }
+    });
+    best = std::max(best, static_cast<double>(macs.load()) / (now_s() - t0) / 1e9);
     sink = sink + r;
   }
   return best;
@@ -226,7 +241,7 @@ int fail(const std::string& msg) {
 
 }  // namespace
 
-int run_bench(const std::string& bundle, const std::string& out_path) {
+int run_bench(const std::string& bundle, const std::string& out_path, int32_t threads) {
   const ModelSpec& spec = saguaro_model_spec();
   std::string path = bundle, err;
   struct stat st;
@@ -238,11 +253,13 @@ int run_bench(const std::string& bundle, const std::string& out_path) {
                 ", the bundle has " + std::to_string(spec.max_seq));
   std::unique_ptr<BoundModel> model = BoundModel::bind(spec, *blob, &err);
   if (!model) return fail(err);
+  model->set_threads(threads);
+  const kernels::Parallel* par = static_cast<const kernels::Parallel*>(model->state().parallel);
 
   // Limits first, while the model's pages are cold and nothing else competes for the caches.
-  const double bandwidth = read_bandwidth_gbs();
+  const double bandwidth = read_bandwidth_gbs(par);
   const char* isa = nullptr;
-  const double mac_peak = mac_peak_gops(widest_mac_kernel(&isa));
+  const double mac_peak = mac_peak_gops(widest_mac_kernel(&isa), par);
 
   std::vector<int32_t> prompt(kPromptTokens);
   uint64_t rng = 0x5eed;
@@ -274,7 +291,7 @@ int run_bench(const std::string& bundle, const std::string& out_path) {
   const uint64_t bytes = decode_bytes_per_token(*blob, spec.vocab, &tied);
   const double decode_tps = kDecodeTokens / decode_s;
   nlohmann::json out = {{"model", spec.name},
-                        {"threads", 1},
+                        {"threads", model->threads()},
                         {"prompt_tokens", kPromptTokens},
                         {"decode_tokens", kDecodeTokens},
                         {"prefill_tps", kPromptTokens / prefill_s},

@@ -1,6 +1,7 @@
 // `saguaro_bundle BUNDLE --bench -o OUT.json`: the bundle's speed and the machine's limits, in one process.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 namespace saguaro {
@@ -9,6 +10,6 @@ namespace saguaro {
 /// after it), the weight bytes one decoded token reads, the machine's streaming read bandwidth and int8
 /// multiply-accumulate peak, and writes them with decode_efficiency to `out_path` as JSON (docs/user-guide.md,
 /// "saguaro bench"). `bundle` is a bundle directory or a .sgw file. Returns the process exit code.
-int run_bench(const std::string& bundle, const std::string& out_path);
+int run_bench(const std::string& bundle, const std::string& out_path, int32_t threads);
 
 }  // namespace saguaro

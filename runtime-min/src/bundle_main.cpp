@@ -22,7 +22,8 @@ namespace {
 const char* const kUsage =
     "usage: saguaro_bundle BUNDLE -p PROMPT [-n STEPS] [-t TEMP] [--seed S] [--top-k K] [--top-p P] [--min-p P] "
     "[--repetition-penalty R] | saguaro_bundle BUNDLE --logits IDS_FILE -o OUT.npy | "
-    "saguaro_bundle BUNDLE --gram IDS_FILE -o DIR | saguaro_bundle BUNDLE --bench -o OUT.json";
+    "saguaro_bundle BUNDLE --gram IDS_FILE -o DIR | saguaro_bundle BUNDLE --bench -o OUT.json; "
+    "every mode takes --threads N (0, the default: every hardware thread)";
 
 int fail(const std::string& msg) {
   std::fprintf(stderr, "saguaro: %s\n", msg.c_str());
@@ -51,6 +52,7 @@ struct Args {
   std::string bundle, prompt, ids_file, gram_file, out_file;
   bool has_prompt = false;  // without -p the prompt is empty, as in run.c
   bool bench = false;
+  int32_t threads = 0;
   GenerateConfig cfg;
   bool has_seed = false;
 };
@@ -83,6 +85,9 @@ bool parse_args(int argc, char** argv, Args* a, std::string* err) {
     } else if (flag == "-n") {
       if (!parse_int(v, 0, 1 << 30, &n)) return *err = bad, false;
       a->cfg.steps = static_cast<int32_t>(n);
+    } else if (flag == "--threads") {
+      if (!parse_int(v, 0, 1024, &n)) return *err = bad, false;
+      a->threads = static_cast<int32_t>(n);
     } else if (flag == "--top-k") {
       if (!parse_int(v, 0, 1 << 30, &n)) return *err = bad, false;
       a->cfg.top_k = static_cast<int32_t>(n);
@@ -190,9 +195,10 @@ int bundle_main(int argc, char** argv) {
     Args a;
     std::string err;
     if (!parse_args(argc, argv, &a, &err)) return fail(err);
-    if (a.bench) return run_bench(a.bundle, a.out_file);
+    if (a.bench) return run_bench(a.bundle, a.out_file, a.threads);
     std::unique_ptr<Engine> engine = Engine::open(a.bundle, &err);
     if (!engine) return fail(err);
+    engine->set_threads(a.threads);
     if (!a.gram_file.empty()) return run_gram(*engine, a);
     return a.ids_file.empty() ? run_generate(*engine, a) : run_logits(*engine, a);
   } catch (const std::exception& e) {

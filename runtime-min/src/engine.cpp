@@ -185,6 +185,9 @@ bool Engine::tokenize(std::string_view text, std::vector<int32_t>* ids, std::str
 
 void Engine::set_tap(TapFn fn, void* ctx) { impl_->model->set_tap(fn, ctx); }
 
+void Engine::set_threads(int32_t threads) { impl_->model->set_threads(threads); }
+int32_t Engine::threads() const { return impl_->model->threads(); }
+
 const ModelSpec& Engine::spec() const { return impl_->spec; }
 int32_t Engine::vocab() const { return impl_->spec.vocab; }
 int32_t Engine::bos_id() const { return impl_->tok ? impl_->tok->bos_id : -1; }

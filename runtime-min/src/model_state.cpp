@@ -43,7 +43,18 @@ std::unique_ptr<BoundModel> BoundModel::bind(const ModelSpec& spec, const Blob& 
   m->state_.arena = static_cast<float*>(m->arena_);
   m->state_.kv = static_cast<float*>(m->kv_);
   m->state_.w = m->weights_.data();
+  m->set_threads(0);
   return m;
+}
+
+void BoundModel::set_threads(int32_t threads) {
+  const int32_t n = threads > 0 ? threads : ThreadPool::hardware_threads();
+  state_.parallel = nullptr;
+  pool_.reset();
+  if (n > 1) {
+    pool_ = std::make_unique<ThreadPool>(n);
+    state_.parallel = pool_->parallel();
+  }
 }
 
 BoundModel::~BoundModel() {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "saguaro/model_abi.h"
+#include "thread_pool.h"
 
 namespace saguaro {
 
@@ -24,6 +25,9 @@ class BoundModel {
   const ModelState& state() const { return state_; }
   /// Installs (or, with null, removes) the hook the generated code's taps call.
   void set_tap(TapFn fn, void* ctx) { state_.tap = fn, state_.tap_ctx = ctx; }
+  /// Runs the kernels on `threads` threads (0: every hardware thread); results do not depend on it.
+  void set_threads(int32_t threads);
+  int32_t threads() const { return pool_ ? pool_->threads() : 1; }
   /// Zeroes the KV cache (start of a new sequence).
   void clear_kv();
   uint64_t kv_bytes() const { return kv_bytes_; }
@@ -34,6 +38,7 @@ class BoundModel {
   void* arena_ = nullptr;
   void* kv_ = nullptr;
   uint64_t kv_bytes_ = 0;
+  std::unique_ptr<ThreadPool> pool_;
   ModelState state_{};
 };
 

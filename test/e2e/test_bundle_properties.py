@@ -47,13 +47,14 @@ def check_straight_line(model_cpp):
             for arg in targs.split(","):
                 if not re.fullmatch(r"\s*(-?\d+|true|false)\s*", arg):
                     raise SystemExit(f"FAIL: {name} has a non-literal template argument '{arg}'")
-        # Every other statement is a pointer from a constant offset, a weight slot or the row count.
+        # Every other statement is a pointer from a constant offset, a weight slot, the thread pool or the row count.
         for line in body.strip().splitlines():
             line = line.strip()
             if line.startswith("saguaro::kernels::") or line == "return;":
                 continue
-            if not re.fullmatch(r"(float\*|const void\*|const int32_t\*|int32_t) v\d+ = "
-                                r"(v\d+ \+ \d+|weight_of\(v1, \d+\)|arena_of\(v1\)|kv_of\(v1\)|&v\d+|"
+            if not re.fullmatch(r"(float\*|const void\*|const int32_t\*|int32_t|"
+                                r"const saguaro::kernels::Parallel\*) v\d+ = "
+                                r"(v\d+ \+ \d+|weight_of\(v1, \d+\)|arena_of\(v1\)|kv_of\(v1\)|parallel_of\(v1\)|&v\d+|"
                                 r"v\d+ \? v\d+ : 1);", line):
                 raise SystemExit(f"FAIL: unexpected statement in generated code: {line}")
     print(f"straight-line: {sum(len(re.findall('saguaro::kernels::', b)) for b in bodies)} kernel calls, "

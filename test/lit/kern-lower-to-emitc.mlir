@@ -149,3 +149,25 @@ module {
     return
   }
 }
+
+// -----
+
+// The thread pool is fetched from the state once, where a kernel first asks for it, and shared by later calls.
+// CHECK-LABEL: emitc.func @saguaro_model_prefill(
+// CHECK-SAME: %[[S:[^:]+]]: !emitc.opaque<"const saguaro::ModelState&">, %{{[^:]+}}: !emitc.ptr<!emitc.opaque<"const int32_t">>, %[[N:[^:]+]]: i32
+// CHECK:      %[[B:.*]] = emitc.add
+// CHECK-NEXT: %[[P:.*]] = emitc.call_opaque "parallel_of"(%[[S]]) {args = [0 : index]} : (!emitc.opaque<"const saguaro::ModelState&">) -> !emitc.ptr<!emitc.opaque<"const saguaro::kernels::Parallel">>
+// CHECK-NEXT: emitc.call_opaque "saguaro::kernels::split_f32"(%[[N]], %[[B]], %[[P]])
+// CHECK-NEXT: emitc.call_opaque "saguaro::kernels::split_f32"(%[[N]], %[[B]], %[[P]])
+// CHECK-NOT:  parallel_of
+// CPP-LABEL: void saguaro_model_prefill(
+// CPP:       const saguaro::kernels::Parallel* [[P:v[0-9]+]] = parallel_of(v1);
+// CPP:       saguaro::kernels::split_f32<8>(v3, v{{[0-9]+}}, [[P]]);
+module {
+  func.func @prefill() attributes {llm.entry = "prefill"} {
+    %0 = kern.alloc {offset = 0 : i64} : memref<4x8xf32>
+    kern.call %0 : memref<4x8xf32> {args = [#kern.param<"rows">, 0 : index, #kern.param<"parallel">], callee = "split_f32", template_args = [8]}
+    kern.call %0 : memref<4x8xf32> {args = [#kern.param<"rows">, 0 : index, #kern.param<"parallel">], callee = "split_f32", template_args = [8]}
+    return
+  }
+}

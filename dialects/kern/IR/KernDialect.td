@@ -32,7 +32,8 @@ def Kern_ParamAttr : Kern_Attr<"Param", "param"> {
   let description = [{
     One of `rows` (valid rows, 1 for decode), `pos0` (position of the first row),
     `tokens` (the token ids), `logits` (the output buffer), `all_logits` (whether every
-    row's logits are wanted), `logit_rows` (rows of logits written). Example:
+    row's logits are wanted), `logit_rows` (rows of logits written), `parallel` (the thread
+    pool kernels split their work over, `saguaro::kernels::Parallel*`, null for one thread). Example:
     `#kern.param<"rows">`.
   }];
   let parameters = (ins StringRefParameter<"parameter name">:$name);

@@ -256,7 +256,10 @@ LogicalResult FunctionLowering::lower(Operation *op) {
         SmallVector<Attribute> shape = {i64(features(m.getInput())), i64(features(m)), i64(m.getCodebook().getBits())};
         if (int8Activations)
           shape.push_back(i64(0));
-        call(loc, ("cq_matmul" + suffix).str(), shape, {xr, out}, {rows, buffer(0), w[0], w[1], w[2], buffer(1)});
+        SmallVector<Attribute> args = {rows, buffer(0), w[0], w[1], w[2], buffer(1)};
+        if (int8Activations)
+          args.push_back(param("parallel")); // the integer kernels split their columns over the threads
+        call(loc, ("cq_matmul" + suffix).str(), shape, {xr, out}, args);
         buffers[m] = out;
         return success();
       })
@@ -267,8 +270,10 @@ LogicalResult FunctionLowering::lower(Operation *op) {
         SmallVector<Attribute> shape = {i64(features(l.getInput())), i64(vocab), i64(l.getCodebook().getBits())};
         if (int8Activations)
           shape.push_back(i64(0));
-        call(loc, ("cq_logits" + suffix).str(), shape, xr,
-             {rows, param("all_logits"), buffer(0), w[0], w[1], w[2], param("logits")});
+        SmallVector<Attribute> args = {rows, param("all_logits"), buffer(0), w[0], w[1], w[2], param("logits")};
+        if (int8Activations)
+          args.push_back(param("parallel"));
+        call(loc, ("cq_logits" + suffix).str(), shape, xr, args);
         if (!l.getSoftcap().isZero())
           call(loc, "softcap_f32", {i64(vocab)}, {}, {param("logit_rows"), param("logits"), l.getSoftcapAttr()});
         logits = l;

@@ -60,6 +60,10 @@ class Engine {
 
   /// Installs the hook that receives activations at the program's taps (calibration builds; null removes it).
   void set_tap(TapFn fn, void* ctx);
+  /// Threads the kernels split their work over (0, the default: every hardware thread). Tokens and logits do
+  /// not depend on it.
+  void set_threads(int32_t threads);
+  int32_t threads() const;
 
   const ModelSpec& spec() const;
   int32_t vocab() const;

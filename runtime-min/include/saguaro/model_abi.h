@@ -22,6 +22,7 @@ struct ModelState {
   const void* const* w;      // n_weights pointers into the mapped blob
   TapFn tap;                 // null: taps do nothing
   void* tap_ctx;             // passed to tap
+  const void* parallel;      // a saguaro::kernels::Parallel (codegen/kernels parallel.h) or null: one thread
 };
 }  // namespace saguaro
 const saguaro::ModelSpec& saguaro_model_spec();

@@ -103,6 +103,48 @@ TEST(IsaCqI8, MatmulPanel8BitIdentical) {
   CheckAllShapes<cq::kLayoutPlanarPanel8>();
 }
 
+// A pool that runs the thread indices one after another, last first: the column ranges of 1, 2, 3 and 5 threads
+// must give the single-threaded result bit for bit.
+void RunReversed(void* pool, ParallelTask task, void* arg) {
+  const int32_t threads = static_cast<const Parallel*>(pool)->threads;
+  for (int32_t t = threads - 1; t >= 0; --t) task(arg, t);
+}
+
+template <int K, int N, int Bits, int Layout>
+void CheckThreadSplit(int rows) {
+  SCOPED_TRACE(testing::Message() << "K " << K << " N " << N << " bits " << Bits << " rows " << rows);
+  std::mt19937 gen(K + N + rows);
+  constexpr int G = cq::groups(K);
+  std::vector<uint8_t> codes(N * cq::row_code_bytes(K, Bits));
+  for (auto& b : codes) b = static_cast<uint8_t>(gen());
+  std::vector<uint16_t> norms(N * G, cq::float_to_half(0.7f));
+  std::vector<float> cb(1 << Bits);
+  for (auto& c : cb) c = std::uniform_real_distribution<float>(-0.3f, 0.3f)(gen);
+  std::vector<float> x(rows * cq::padded_k(K));
+  for (auto& v : x) v = std::normal_distribution<float>(0.0f, 1.0f)(gen);
+  std::vector<uint8_t> xq(rows * cq::act_row_bytes(K));
+  generic::cq_quantize_act_i8<K>(rows, x.data(), xq.data());
+  std::vector<float> want(rows * N);
+  isa_i8::cq_matmul_i8<K, N, Bits, Layout>(rows, xq.data(), codes.data(), norms.data(), cb.data(), want.data());
+  for (int32_t threads : {2, 3, 5}) {
+    Parallel par{threads, nullptr, &RunReversed};
+    par.pool = &par;
+    std::vector<float> got(rows * N, -1.0f);
+    isa_i8::cq_matmul_i8<K, N, Bits, Layout>(rows, xq.data(), codes.data(), norms.data(), cb.data(), got.data(),
+                                             &par);
+    ExpectBitEqual(got.data(), want.data(), want.size());
+  }
+}
+
+TEST(IsaCqI8, ThreadSplitBitIdentical) {
+  SAGUARO_REQUIRE_ISA();
+  for (int rows : {1, 6}) {
+    CheckThreadSplit<1024, 203, 4, cq::kLayoutPlanarPanel8>(rows);
+    CheckThreadSplit<1024, 130, 2, cq::kLayoutPlanarPanel8>(rows);
+    CheckThreadSplit<1024, 97, 3, cq::kLayoutLsb>(rows);
+  }
+}
+
 TEST(IsaCqI8, MatmulLsbBitIdentical) {
   SAGUARO_REQUIRE_ISA();
   CheckAllShapes<cq::kLayoutLsb>();

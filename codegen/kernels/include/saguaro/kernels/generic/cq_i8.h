@@ -13,6 +13,7 @@
 #include <cstring>
 
 #include "saguaro/kernels/cq_format.h"
+#include "saguaro/kernels/parallel.h"
 
 namespace saguaro::kernels::generic {
 
@@ -45,10 +46,10 @@ inline void cq_quantize_act_i8(int32_t rows, const float* xr, void* xq) {
 
 /// y[r][n] = Σ_j σ[n][j] · ((scale[r][j] · s_cb) · Σ_i qcb[code(n,j,i)] · q[r][j·g+i]) for quantized activations xq
 /// (cq_quantize_act_i8); codes U8 [N][G·g·Bits/8] and norms F16 [N][G] in `Layout` (cq::CodeLayout), codebook F32
-/// [2^Bits].
+/// [2^Bits]. Output columns are split over `par`'s threads (parallel.h) in ranges of 8.
 template <int K, int N, int Bits, int Layout>
 inline void cq_matmul_i8(int32_t rows, const void* xq, const void* codes, const void* norms, const void* codebook,
-                         float* y) {
+                         float* y, const Parallel* par = nullptr) {
   constexpr int g = cq::group_size(K);
   constexpr int G = cq::groups(K);
   constexpr int Kp = cq::padded_k(K);
@@ -58,9 +59,10 @@ inline void cq_matmul_i8(int32_t rows, const void* xq, const void* codes, const 
   int8_t qcb[16];
   float scb;
   cq::int8_codebook(static_cast<const float*>(codebook), Bits, qcb, &scb);
+  parallel_ranges(par, N, 8, int64_t{rows} * N * K, [&](int64_t n0, int64_t n1) {
   int8_t w[Kp];
   float sig[G];
-  for (int n = 0; n < N; ++n) {
+  for (int64_t n = n0; n < n1; ++n) {
     for (int j = 0; j < G; ++j) {
       const int64_t at = cq::group_index(n, j, N, G, Layout);
       for (int i = 0; i < g; ++i) w[j * g + i] = qcb[cq::read_code_in(c + at * kGroupBytes, i, g, Bits, Layout)];
@@ -81,17 +83,18 @@ inline void cq_matmul_i8(int32_t rows, const void* xq, const void* codes, const 
       y[static_cast<int64_t>(r) * N + n] = acc;
     }
   }
+  });
 }
 
 /// CQ output projection on int8 activations: all rows of xq when `all`, else only the last row into y[0..N).
 template <int K, int N, int Bits, int Layout>
 inline void cq_logits_i8(int32_t rows, bool all, const void* xq, const void* codes, const void* norms,
-                         const void* codebook, float* y) {
+                         const void* codebook, float* y, const Parallel* par = nullptr) {
   if (all) {
-    cq_matmul_i8<K, N, Bits, Layout>(rows, xq, codes, norms, codebook, y);
+    cq_matmul_i8<K, N, Bits, Layout>(rows, xq, codes, norms, codebook, y, par);
   } else {
     const void* last = static_cast<const uint8_t*>(xq) + static_cast<int64_t>(rows - 1) * cq::act_row_bytes(K);
-    cq_matmul_i8<K, N, Bits, Layout>(1, last, codes, norms, codebook, y);
+    cq_matmul_i8<K, N, Bits, Layout>(1, last, codes, norms, codebook, y, par);
   }
 }
 

@@ -243,35 +243,40 @@ struct NeonOps {
 /// else Ops::block over four weight rows at a time (the buffer holds four decoded rows in whatever order it wants).
 template <int K, int N, int Bits, int Layout, class Ops>
 inline void matmul(int32_t rows, const void* xq, const void* codes, const void* norms, const void* codebook,
-                   float* y) {
+                   float* y, const Parallel* par) {
   const uint8_t* c = static_cast<const uint8_t*>(codes);
   const uint16_t* nrm = static_cast<const uint16_t*>(norms);
   float scb;
   const int8x16_t lut = codebook_lut<Bits>(static_cast<const float*>(codebook), &scb);
-  if (rows < 4) {
-    for (int32_t r = 0; r < rows; ++r) {
-      const ActRow<K> x(xq, r);
-      float* yr = y + static_cast<int64_t>(r) * N;
-      for (int64_t n = 0; n + 8 <= N; n += 8) gemv_tile<K, N, Bits, Layout, 8, Ops>(x, c, nrm, n, lut, scb, yr);
-      for (int64_t n = N / 8 * 8; n < N; ++n) gemv_tile<K, N, Bits, Layout, 1, Ops>(x, c, nrm, n, lut, scb, yr);
+  // Each thread takes a range of output columns that starts on a panel (8 rows).
+  parallel_ranges(par, N, 8, int64_t{rows} * N * K, [&](int64_t n0, int64_t n1) {
+    if (rows < 4) {
+      for (int32_t r = 0; r < rows; ++r) {
+        const ActRow<K> x(xq, r);
+        float* yr = y + static_cast<int64_t>(r) * N;
+        int64_t n = n0;
+        for (; n + 8 <= n1; n += 8) gemv_tile<K, N, Bits, Layout, 8, Ops>(x, c, nrm, n, lut, scb, yr);
+        for (; n < n1; ++n) gemv_tile<K, N, Bits, Layout, 1, Ops>(x, c, nrm, n, lut, scb, yr);
+      }
+      return;
     }
-    return;
-  }
-  alignas(16) int8_t w[4 * cq::padded_k(K)];
-  for (int64_t n = 0; n + 4 <= N; n += 4) Ops::template block<K, N, Bits, Layout>(rows, xq, c, nrm, n, lut, scb, w, y);
-  for (int64_t n = N / 4 * 4; n < N; ++n)
-    for (int32_t r = 0; r < rows; ++r)
-      gemv_tile<K, N, Bits, Layout, 1, Ops>(ActRow<K>(xq, r), c, nrm, n, lut, scb, y + static_cast<int64_t>(r) * N);
+    alignas(16) int8_t w[4 * cq::padded_k(K)];
+    int64_t n = n0;
+    for (; n + 4 <= n1; n += 4) Ops::template block<K, N, Bits, Layout>(rows, xq, c, nrm, n, lut, scb, w, y);
+    for (; n < n1; ++n)
+      for (int32_t r = 0; r < rows; ++r)
+        gemv_tile<K, N, Bits, Layout, 1, Ops>(ActRow<K>(xq, r), c, nrm, n, lut, scb, y + static_cast<int64_t>(r) * N);
+  });
 }
 
 /// The public matmul of an ISA level: the vector kernel where a decoder exists, else the generic one.
 template <int K, int N, int Bits, int Layout, class Ops>
 inline void matmul_or_generic(int32_t rows, const void* xq, const void* codes, const void* norms,
-                              const void* codebook, float* y) {
+                              const void* codebook, float* y, const Parallel* par) {
   if constexpr (kVectorDecode<cq::group_size(K), Bits, Layout>) {
-    matmul<K, N, Bits, Layout, Ops>(rows, xq, codes, norms, codebook, y);
+    matmul<K, N, Bits, Layout, Ops>(rows, xq, codes, norms, codebook, y, par);
   } else {
-    generic::cq_matmul_i8<K, N, Bits, Layout>(rows, xq, codes, norms, codebook, y);
+    generic::cq_matmul_i8<K, N, Bits, Layout>(rows, xq, codes, norms, codebook, y, par);
   }
 }
 
@@ -319,19 +324,19 @@ inline void cq_quantize_act_i8(int32_t rows, const float* xr, void* xq) {
 /// y = the integer codebook matmul of quantized activations (contract of generic::cq_matmul_i8, same result).
 template <int K, int N, int Bits, int Layout>
 inline void cq_matmul_i8(int32_t rows, const void* xq, const void* codes, const void* norms, const void* codebook,
-                         float* y) {
-  cq_i8_detail::matmul_or_generic<K, N, Bits, Layout, cq_i8_detail::NeonOps>(rows, xq, codes, norms, codebook, y);
+                         float* y, const Parallel* par = nullptr) {
+  cq_i8_detail::matmul_or_generic<K, N, Bits, Layout, cq_i8_detail::NeonOps>(rows, xq, codes, norms, codebook, y, par);
 }
 
 /// CQ output projection on int8 activations: all rows when `all`, else only the last row into y[0..N).
 template <int K, int N, int Bits, int Layout>
 inline void cq_logits_i8(int32_t rows, bool all, const void* xq, const void* codes, const void* norms,
-                         const void* codebook, float* y) {
+                         const void* codebook, float* y, const Parallel* par = nullptr) {
   if (all) {
-    cq_matmul_i8<K, N, Bits, Layout>(rows, xq, codes, norms, codebook, y);
+    cq_matmul_i8<K, N, Bits, Layout>(rows, xq, codes, norms, codebook, y, par);
   } else {
     const void* last = static_cast<const uint8_t*>(xq) + static_cast<int64_t>(rows - 1) * cq::act_row_bytes(K);
-    cq_matmul_i8<K, N, Bits, Layout>(1, last, codes, norms, codebook, y);
+    cq_matmul_i8<K, N, Bits, Layout>(1, last, codes, norms, codebook, y, par);
   }
 }
 

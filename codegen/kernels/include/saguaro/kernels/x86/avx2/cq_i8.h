@@ -295,45 +295,47 @@ inline void cq_quantize_act_i8(int32_t rows, const float* xr, void* xq) {
 /// y = the integer codebook matmul of quantized activations (contract of generic::cq_matmul_i8, same result).
 template <int K, int N, int Bits, int Layout>
 inline void cq_matmul_i8(int32_t rows, const void* xq, const void* codes, const void* norms, const void* codebook,
-                         float* y) {
+                         float* y, const Parallel* par = nullptr) {
   constexpr int g = cq::group_size(K);
   if constexpr (!cq_i8_detail::kVectorDecode<g, Bits, Layout>) {
-    generic::cq_matmul_i8<K, N, Bits, Layout>(rows, xq, codes, norms, codebook, y);
+    generic::cq_matmul_i8<K, N, Bits, Layout>(rows, xq, codes, norms, codebook, y, par);
   } else {
     const uint8_t* c = static_cast<const uint8_t*>(codes);
     const uint16_t* nrm = static_cast<const uint16_t*>(norms);
     float scb;
     const __m256i lut = cq_i8_detail::codebook_lut<Bits>(static_cast<const float*>(codebook), &scb);
-    if (rows < 4) {
-      for (int32_t r = 0; r < rows; ++r) {
-        const cq_i8_detail::ActRow<K> x(xq, r);
-        float* yr = y + static_cast<int64_t>(r) * N;
-        for (int64_t n = 0; n + 8 <= N; n += 8)
-          cq_i8_detail::gemv_tile<K, N, Bits, Layout, 8>(x, c, nrm, n, lut, scb, yr);
-        for (int64_t n = N / 8 * 8; n < N; ++n)
-          cq_i8_detail::gemv_tile<K, N, Bits, Layout, 1>(x, c, nrm, n, lut, scb, yr);
+    // Each thread takes a range of output columns that starts on a panel (8 rows).
+    parallel_ranges(par, N, 8, int64_t{rows} * N * K, [&](int64_t n0, int64_t n1) {
+      if (rows < 4) {
+        for (int32_t r = 0; r < rows; ++r) {
+          const cq_i8_detail::ActRow<K> x(xq, r);
+          float* yr = y + static_cast<int64_t>(r) * N;
+          int64_t n = n0;
+          for (; n + 8 <= n1; n += 8) cq_i8_detail::gemv_tile<K, N, Bits, Layout, 8>(x, c, nrm, n, lut, scb, yr);
+          for (; n < n1; ++n) cq_i8_detail::gemv_tile<K, N, Bits, Layout, 1>(x, c, nrm, n, lut, scb, yr);
+        }
+        return;
       }
-      return;
-    }
-    alignas(32) uint8_t w[4 * cq::padded_k(K)];
-    for (int64_t n = 0; n + 4 <= N; n += 4)
-      cq_i8_detail::gemm_block<K, N, Bits, Layout>(rows, xq, c, nrm, n, lut, scb, w, y);
-    for (int64_t n = N / 4 * 4; n < N; ++n)
-      for (int32_t r = 0; r < rows; ++r)
-        cq_i8_detail::gemv_tile<K, N, Bits, Layout, 1>(cq_i8_detail::ActRow<K>(xq, r), c, nrm, n, lut, scb,
-                                                       y + static_cast<int64_t>(r) * N);
+      alignas(32) uint8_t w[4 * cq::padded_k(K)];
+      int64_t n = n0;
+      for (; n + 4 <= n1; n += 4) cq_i8_detail::gemm_block<K, N, Bits, Layout>(rows, xq, c, nrm, n, lut, scb, w, y);
+      for (; n < n1; ++n)
+        for (int32_t r = 0; r < rows; ++r)
+          cq_i8_detail::gemv_tile<K, N, Bits, Layout, 1>(cq_i8_detail::ActRow<K>(xq, r), c, nrm, n, lut, scb,
+                                                         y + static_cast<int64_t>(r) * N);
+    });
   }
 }
 
 /// CQ output projection on int8 activations: all rows when `all`, else only the last row into y[0..N).
 template <int K, int N, int Bits, int Layout>
 inline void cq_logits_i8(int32_t rows, bool all, const void* xq, const void* codes, const void* norms,
-                         const void* codebook, float* y) {
+                         const void* codebook, float* y, const Parallel* par = nullptr) {
   if (all) {
-    cq_matmul_i8<K, N, Bits, Layout>(rows, xq, codes, norms, codebook, y);
+    cq_matmul_i8<K, N, Bits, Layout>(rows, xq, codes, norms, codebook, y, par);
   } else {
     const void* last = static_cast<const uint8_t*>(xq) + static_cast<int64_t>(rows - 1) * cq::act_row_bytes(K);
-    cq_matmul_i8<K, N, Bits, Layout>(1, last, codes, norms, codebook, y);
+    cq_matmul_i8<K, N, Bits, Layout>(1, last, codes, norms, codebook, y, par);
   }
 }
 
