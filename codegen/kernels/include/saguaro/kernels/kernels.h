@@ -61,7 +61,6 @@ using x86_avx2::add_rmsnorm_f32;
 using x86_avx2::attention_f32;
 using x86_avx2::cq_embed_f32;
 using x86_avx2::cq_logits_f32;
-using x86_avx2::cq_logits_i8;
 using x86_avx2::cq_matmul_f32;
 using x86_avx2::cq_matmul_i8;
 using x86_avx2::cq_quantize_act_i8;
@@ -90,15 +89,12 @@ using arm64_neon::matmul_f32;
 using arm64_neon::rmsnorm_f32;
 using arm64_neon::rope_f32;
 #if defined(SAGUARO_KERNELS_ARM64_I8MM)
-using arm64_i8mm::cq_logits_i8;
 using arm64_i8mm::cq_matmul_i8;
 using arm64_i8mm::cq_quantize_act_i8;
 #elif defined(SAGUARO_KERNELS_ARM64_DOTPROD)
-using arm64_dotprod::cq_logits_i8;
 using arm64_dotprod::cq_matmul_i8;
 using arm64_dotprod::cq_quantize_act_i8;
 #else
-using arm64_neon::cq_logits_i8;
 using arm64_neon::cq_matmul_i8;
 using arm64_neon::cq_quantize_act_i8;
 #endif
@@ -108,7 +104,6 @@ using generic::add_rmsnorm_f32;
 using generic::attention_f32;
 using generic::cq_embed_f32;
 using generic::cq_logits_f32;
-using generic::cq_logits_i8;
 using generic::cq_matmul_f32;
 using generic::cq_matmul_i8;
 using generic::cq_quantize_act_i8;
@@ -123,5 +118,18 @@ using generic::rmsnorm_f32;
 using generic::rope_f32;
 using generic::softcap_f32;
 #endif
+
+/// CQ output projection on int8 activations, over the selected cq_matmul_i8: all rows of xq when `all`, else only
+/// the last row into y[0..N).
+template <int K, int N, int Bits, int Layout>
+inline void cq_logits_i8(int32_t rows, bool all, const void* xq, const void* codes, const void* norms,
+                         const void* codebook, float* y, const Parallel* par = nullptr) {
+  if (all) {
+    cq_matmul_i8<K, N, Bits, Layout>(rows, xq, codes, norms, codebook, y, par);
+  } else {
+    const void* last = static_cast<const uint8_t*>(xq) + static_cast<int64_t>(rows - 1) * cq::act_row_bytes(K);
+    cq_matmul_i8<K, N, Bits, Layout>(1, last, codes, norms, codebook, y, par);
+  }
+}
 
 }  // namespace saguaro::kernels

@@ -1,5 +1,5 @@
 // Codebook-quantized (CQ) kernels on int8 activations (generic): activation quantization and the integer
-// codebook matmul/logits. Definition: docs/quantization.md, "Integer kernels"; primitives: cq_format.h.
+// codebook matmul (kernels.h builds cq_logits_i8 on it). Definition: docs/quantization.md, "Integer kernels".
 //
 // Activations: per row and group j of the rotated row (padded_k(K) floats), a = max |x_i|,
 // q_i = round(x_i · (127 / a)) (ties to even), scale_j = a / 127, sum_j = Σ q_i (all zero when a = 0).
@@ -84,18 +84,6 @@ inline void cq_matmul_i8(int32_t rows, const void* xq, const void* codes, const 
     }
   }
   });
-}
-
-/// CQ output projection on int8 activations: all rows of xq when `all`, else only the last row into y[0..N).
-template <int K, int N, int Bits, int Layout>
-inline void cq_logits_i8(int32_t rows, bool all, const void* xq, const void* codes, const void* norms,
-                         const void* codebook, float* y, const Parallel* par = nullptr) {
-  if (all) {
-    cq_matmul_i8<K, N, Bits, Layout>(rows, xq, codes, norms, codebook, y, par);
-  } else {
-    const void* last = static_cast<const uint8_t*>(xq) + static_cast<int64_t>(rows - 1) * cq::act_row_bytes(K);
-    cq_matmul_i8<K, N, Bits, Layout>(1, last, codes, norms, codebook, y, par);
-  }
 }
 
 }  // namespace saguaro::kernels::generic

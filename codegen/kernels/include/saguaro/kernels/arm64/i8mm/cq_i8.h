@@ -101,18 +101,6 @@ inline void cq_matmul_i8(int32_t rows, const void* xq, const void* codes, const 
                                                                                        codebook, y, par);
 }
 
-/// CQ output projection on int8 activations: all rows when `all`, else only the last row into y[0..N).
-template <int K, int N, int Bits, int Layout>
-inline void cq_logits_i8(int32_t rows, bool all, const void* xq, const void* codes, const void* norms,
-                         const void* codebook, float* y, const Parallel* par = nullptr) {
-  if (all) {
-    cq_matmul_i8<K, N, Bits, Layout>(rows, xq, codes, norms, codebook, y, par);
-  } else {
-    const void* last = static_cast<const uint8_t*>(xq) + static_cast<int64_t>(rows - 1) * cq::act_row_bytes(K);
-    cq_matmul_i8<K, N, Bits, Layout>(1, last, codes, norms, codebook, y, par);
-  }
-}
-
 }  // namespace saguaro::kernels::arm64_i8mm
 
 #endif  // __ARM_FEATURE_MATMUL_INT8 && __ARM_FEATURE_DOTPROD

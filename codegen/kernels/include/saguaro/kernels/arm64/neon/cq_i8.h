@@ -1,5 +1,5 @@
 // Codebook-quantized (CQ) kernels on int8 activations (NEON, ARMv8.0): activation quantization and the integer
-// codebook matmul/logits. Contracts and numerics: generic/cq_i8.h; this file equals it bit for bit.
+// codebook matmul. Contracts and numerics: generic/cq_i8.h; this file equals it bit for bit.
 //
 // Codes in the planar layouts (cq::kLayoutPlanar, cq::kLayoutPlanarPanel8) decode 16 at a time into byte indices
 // with one load, a shift and a mask; 1-bit codes and the high bits of 3-bit codes spread two bytes over 16 lanes
@@ -326,18 +326,6 @@ template <int K, int N, int Bits, int Layout>
 inline void cq_matmul_i8(int32_t rows, const void* xq, const void* codes, const void* norms, const void* codebook,
                          float* y, const Parallel* par = nullptr) {
   cq_i8_detail::matmul_or_generic<K, N, Bits, Layout, cq_i8_detail::NeonOps>(rows, xq, codes, norms, codebook, y, par);
-}
-
-/// CQ output projection on int8 activations: all rows when `all`, else only the last row into y[0..N).
-template <int K, int N, int Bits, int Layout>
-inline void cq_logits_i8(int32_t rows, bool all, const void* xq, const void* codes, const void* norms,
-                         const void* codebook, float* y, const Parallel* par = nullptr) {
-  if (all) {
-    cq_matmul_i8<K, N, Bits, Layout>(rows, xq, codes, norms, codebook, y, par);
-  } else {
-    const void* last = static_cast<const uint8_t*>(xq) + static_cast<int64_t>(rows - 1) * cq::act_row_bytes(K);
-    cq_matmul_i8<K, N, Bits, Layout>(1, last, codes, norms, codebook, y, par);
-  }
 }
 
 }  // namespace saguaro::kernels::arm64_neon

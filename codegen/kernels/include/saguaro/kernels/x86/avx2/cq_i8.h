@@ -1,5 +1,5 @@
 // Codebook-quantized (CQ) kernels on int8 activations (AVX2): activation quantization and the integer codebook
-// matmul/logits. Contracts and numerics: generic/cq_i8.h; this file equals it bit for bit.
+// matmul. Contracts and numerics: generic/cq_i8.h; this file equals it bit for bit.
 //
 // Codes in the planar layout (cq::kLayoutPlanar) decode 32 at a time into byte indices with one load, a shift and a
 // mask; vpshufb looks them up in the codebook stored as unsigned bytes w + 64 (0…128), and vpmaddubsw multiplies
@@ -324,18 +324,6 @@ inline void cq_matmul_i8(int32_t rows, const void* xq, const void* codes, const 
           cq_i8_detail::gemv_tile<K, N, Bits, Layout, 1>(cq_i8_detail::ActRow<K>(xq, r), c, nrm, n, lut, scb,
                                                          y + static_cast<int64_t>(r) * N);
     });
-  }
-}
-
-/// CQ output projection on int8 activations: all rows when `all`, else only the last row into y[0..N).
-template <int K, int N, int Bits, int Layout>
-inline void cq_logits_i8(int32_t rows, bool all, const void* xq, const void* codes, const void* norms,
-                         const void* codebook, float* y, const Parallel* par = nullptr) {
-  if (all) {
-    cq_matmul_i8<K, N, Bits, Layout>(rows, xq, codes, norms, codebook, y, par);
-  } else {
-    const void* last = static_cast<const uint8_t*>(xq) + static_cast<int64_t>(rows - 1) * cq::act_row_bytes(K);
-    cq_matmul_i8<K, N, Bits, Layout>(1, last, codes, norms, codebook, y, par);
   }
 }
 
