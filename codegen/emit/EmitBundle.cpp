@@ -132,9 +132,11 @@ std::string specSource(ModuleOp m, const BundleInputs &in, const std::vector<std
      << "  if (s.tap) s.tap(s.tap_ctx, id, rows, cols, x);\n"
      << "}\n\n"
      << "const saguaro::WeightSpec kWeights[] = {\n";
+  const auto packed = packedWeights(m);
   for (const std::string &name : slots) {
     const StoredTensor *t = in.model->weights.find(name);
-    os << "    {" << cString(name) << ", saguaro::DType::" << dtypeName(t->type) << ", " << t->bytes() << "ull},\n";
+    os << "    {" << cString(name) << ", saguaro::DType::" << dtypeName(t->type) << ", " << t->bytes() << "ull, "
+       << cString(layoutOf(packed, name)) << "},\n";
   }
   os << "};\n\n"
      << "const saguaro::ModelSpec kSpec = {" << cString(d.name) << ", " << d.vocab << ", " << d.dim << ", "

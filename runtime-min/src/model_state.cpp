@@ -34,6 +34,13 @@ std::unique_ptr<BoundModel> BoundModel::bind(const ModelSpec& spec, const Blob& 
     if (e->bytes != w.bytes)
       return *err = what + " has " + std::to_string(e->bytes) + " bytes, model expects " + std::to_string(w.bytes),
              nullptr;
+    // The same bytes in another arrangement would be read wrongly without a sound: a blob written for another
+    // target (packed layouts differ per target) is refused.
+    const std::string layout = w.layout ? w.layout : "row-major";
+    if (e->layout != layout)
+      return *err = what + " is stored as " + e->layout + ", model expects " + layout +
+                    " (weights compiled for another target?)",
+             nullptr;
     m->weights_.push_back(e->data);
   }
   m->arena_ = alloc_zeroed(spec.arena_bytes);

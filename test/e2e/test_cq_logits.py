@@ -7,6 +7,7 @@ rounding each activation group to 8 bits and the codebook to [-64, 64] is the ap
 "Integer kernels")."""
 import json
 import os
+import shutil
 import struct
 
 import numpy as np
@@ -95,6 +96,17 @@ def main():
             if wrong:
                 raise SystemExit(f"FAIL: {b}: expected layout {want}, got {wrong}")
         common.run([args.saguaro, "logits", i8_bundle, "--token-ids", ids, "-o", i8_ours], args)
+        # The generic bundle's blob in the avx2 bundle: same names, dtypes and sizes, other layout -> refused.
+        swapped = os.path.join(work, "swapped")
+        shutil.copytree(i8_bundle, swapped, ignore=shutil.ignore_patterns("build", "weights.sgw"))
+        shutil.copy(os.path.join(bundle, "weights.sgw"), os.path.join(swapped, "weights.sgw"))
+        bad = common.run([args.saguaro, "logits", swapped, "--token-ids", ids, "-o", os.path.join(work, "bad.npy")],
+                         args, check=False)
+        err = [l for l in bad.stderr.decode().strip().splitlines() if not l.startswith("saguaro: building ")]
+        if bad.returncode == 0 or len(err) != 1 or "cq-planar-panel8" not in err[0] or \
+                os.path.exists(os.path.join(work, "bad.npy")):
+            raise SystemExit(f"FAIL: a blob with another layout was not refused in one line: {err}")
+        print(f"CQ{bits}: a generic blob in an x86-avx2 bundle is refused: {err[0]}")
         out = common.run([common.python(), compare, i8_ours, ref, "--rtol-scale", I8_RTOL], args)
         print(f"CQ{bits} int8 activations: {out.stdout.decode().strip()}")
 

@@ -5,14 +5,15 @@
 
 namespace saguaro {
 enum class DType : uint32_t { F32 = 0, F16 = 1, BF16 = 2, I8 = 3, U8 = 4, I32 = 5 };
-struct WeightSpec { const char* name; DType dtype; uint64_t bytes; };
+/// layout: how the blob must store the tensor (manifest.json's "layout"); null means "row-major".
+struct WeightSpec { const char* name; DType dtype; uint64_t bytes; const char* layout; };
 struct ModelSpec {
   const char* name;          // model name from the importer
   int32_t vocab, dim, n_layers, max_seq, prefill_chunk;
   uint64_t arena_bytes;      // planned activation arena (max over prefill and decode)
   uint64_t kv_bytes;         // KV cache bytes (all layers, max_seq positions)
   uint32_t n_weights;
-  const WeightSpec* weights; // slot i of ModelState::w must hold a tensor with this name/dtype/bytes
+  const WeightSpec* weights; // slot i of ModelState::w must hold a tensor with this name/dtype/bytes/layout
 };
 /// Receives the first `rows` rows of a [rows, cols] activation at a `kern.tap` (calibration builds).
 using TapFn = void (*)(void* ctx, int32_t id, int32_t rows, int32_t cols, const float* x);

@@ -118,13 +118,14 @@ TEST_F(EngineTest, OpensSgwPathAndMemory) {
 }
 
 // Writes a bundle whose bigram weight differs from what the model expects.
-std::string bind_error(DType dtype, uint64_t elems, const std::string& name) {
+std::string bind_error(DType dtype, uint64_t elems, const std::string& name,
+                       const std::string& layout = "row-major") {
   const std::string dir = test::make_temp_dir();
   std::vector<float> table(elems);
   const std::vector<uint8_t> tok = test::tiny_llama2c_tokenizer();
   const uint64_t esize = dtype == DType::F32 ? 4 : 2;
   std::vector<BlobTensor> ts = {
-      {name, "weight", "row-major", dtype, {int64_t(elems * 4 / esize)}, table.data(), elems * 4},
+      {name, "weight", layout, dtype, {int64_t(elems * 4 / esize)}, table.data(), elems * 4},
       {"tokenizer.llama2c", "tokenizer", "row-major", DType::U8, {int64_t(tok.size())}, tok.data(), tok.size()}};
   std::string err;
   EXPECT_TRUE(write_blob(dir + "/weights.sgw", ts, {{"tokenizer.kind", "llama2c"}}, &err)) << err;
@@ -137,6 +138,9 @@ TEST(EngineBinding, RejectsMismatchedWeights) {
   EXPECT_NE(bind_error(DType::F32, n, "other").find("weight 'bigram' missing"), std::string::npos);
   EXPECT_NE(bind_error(DType::F16, n, "bigram").find("is F16, model expects F32"), std::string::npos);
   EXPECT_NE(bind_error(DType::F32, n - 1, "bigram").find("bytes, model expects"), std::string::npos);
+  EXPECT_NE(bind_error(DType::F32, n, "bigram", "cq-planar-panel8")
+                .find("weight 'bigram' is stored as cq-planar-panel8, model expects row-major"),
+            std::string::npos);
 }
 
 TEST(EngineBinding, NoTokenizerStillComputesLogits) {
