@@ -56,7 +56,8 @@ Value EntryBuilder::attention(Value x, int64_t layer) {
   auto rope = [&](Value t, int64_t heads) {
     return b.create<llm::RopeOp>(loc, t.getType(), t, b.getI64IntegerAttr(heads),
                                  b.getI64IntegerAttr(d.headDim), f32(la.ropeTheta), f32(la.ropePosScale),
-                                 b.getI64IntegerAttr(d.ropeStyle));
+                                 b.getI64IntegerAttr(d.ropeStyle),
+                                 la.ropeLlama3.empty() ? nullptr : b.getDenseF32ArrayAttr(la.ropeLlama3));
   };
   q = rope(q, d.heads);
   k = rope(k, d.kvHeads);

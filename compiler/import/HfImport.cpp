@@ -99,20 +99,40 @@ llvm::Error readWeights(llvm::StringRef dir, ImportedModel &model) {
   return llvm::Error::success();
 }
 
-/// Linear RoPE scaling factor from a rope_scaling object (1 when absent).
-llvm::Expected<float> ropeScale(const Config &c) {
+/// RoPE scaling from a rope_scaling object: a linear position divisor, or Llama 3's frequency scaling.
+struct RopeScaling {
+  float linear = 1.0f;
+  std::vector<float> llama3; // {factor, low_freq_factor, high_freq_factor, original_max_position_embeddings}
+};
+
+llvm::Expected<RopeScaling> ropeScaling(const Config &c) {
+  RopeScaling r;
   const llvm::json::Object *s = c.object().getObject("rope_scaling");
   if (!s)
-    return 1.0f;
+    return r;
   std::string type = s->getString("rope_type").value_or(s->getString("type").value_or("")).str();
   if (type == "default")
-    return 1.0f;
-  if (type != "linear")
-    return c.error("rope_scaling type '" + type + "' is not supported (default and linear are)");
+    return r;
+  if (type != "linear" && type != "llama3")
+    return c.error("rope_scaling type '" + type + "' is not supported (default, linear and llama3 are)");
   std::optional<double> factor = s->getNumber("factor");
   if (!factor || *factor <= 0)
     return c.error("rope_scaling needs a positive 'factor'");
-  return static_cast<float>(*factor);
+  if (type == "linear") {
+    r.linear = static_cast<float>(*factor);
+    return r;
+  }
+  std::optional<double> low = s->getNumber("low_freq_factor"), high = s->getNumber("high_freq_factor"),
+                        context = s->getNumber("original_max_position_embeddings");
+  if (!low || !high || !context)
+    return c.error("rope_scaling llama3 needs low_freq_factor, high_freq_factor and "
+                   "original_max_position_embeddings");
+  if (!(*low > 0) || !(*high > *low) || !(*context > 0))
+    return c.error("rope_scaling llama3 needs 0 < low_freq_factor < high_freq_factor and a positive "
+                   "original_max_position_embeddings");
+  r.llama3 = {static_cast<float>(*factor), static_cast<float>(*low), static_cast<float>(*high),
+              static_cast<float>(*context)};
+  return r;
 }
 } // namespace
 
@@ -161,7 +181,7 @@ llvm::Error saguaro::importHuggingFace(llvm::StringRef dir, ImportedModel &model
   SAGUARO_TRY(headDim, c.integer("head_dim", gemma ? 256 : qwen ? 128 : (heads ? dim / heads : 0)));
   SAGUARO_TRY(theta, c.number("rope_theta", gemma ? 1000000.0 : 10000.0));
   SAGUARO_TRY(maxPos, c.integer("max_position_embeddings", 2048));
-  SAGUARO_TRY(scale, ropeScale(c));
+  SAGUARO_TRY(scaling, ropeScaling(c));
   SAGUARO_TRY(finalSoftcap, c.optionalNumber("final_logit_softcapping"));
   SAGUARO_TRY(attnSoftcap, c.optionalNumber("attn_logit_softcapping"));
   for (auto [name, value] : {std::pair<const char *, int64_t>{"hidden_size", dim},
@@ -243,7 +263,10 @@ llvm::Error saguaro::importHuggingFace(llvm::StringRef dir, ImportedModel &model
     LayerAttention a;
     a.window = sliding[i] ? window : 0;
     a.ropeTheta = static_cast<float>(sliding[i] ? localTheta : theta);
-    a.ropePosScale = sliding[i] ? 1.0f : scale; // Gemma 3 scales only its global layers
+    if (!sliding[i]) { // Gemma 3 scales only its global layers
+      a.ropePosScale = scaling.linear;
+      a.ropeLlama3 = scaling.llama3;
+    }
     d.layerAttention.push_back(a);
   }
 #undef SAGUARO_TRY

@@ -31,6 +31,9 @@ struct LayerAttention {
   int64_t window = 0;      // 0: full causal attention
   float ropeTheta = 10000.0f;
   float ropePosScale = 1.0f; // linear RoPE scaling factor
+  // Llama 3 frequency scaling: {factor, low_freq_factor, high_freq_factor, original_max_position_embeddings};
+  // empty when the model has none.
+  std::vector<float> ropeLlama3;
 };
 
 struct ModelDesc {

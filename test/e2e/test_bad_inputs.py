@@ -87,7 +87,13 @@ def main():
     config = json.load(open(os.path.join(hf, "config.json")))
     for tag, change, say in (("missing-field", lambda c: c.pop("hidden_size"), "missing field 'hidden_size'"),
                              ("unknown-arch", lambda c: c.update(architectures=["MambaForCausalLM"]),
-                              "unknown architecture 'MambaForCausalLM'")):
+                              "unknown architecture 'MambaForCausalLM'"),
+                             ("yarn-rope", lambda c: c.update(rope_scaling={"rope_type": "yarn", "factor": 4.0}),
+                              "rope_scaling type 'yarn' is not supported"),
+                             ("llama3-rope-bands", lambda c: c.update(rope_scaling={
+                                 "rope_type": "llama3", "factor": 8.0, "low_freq_factor": 4.0,
+                                 "high_freq_factor": 1.0, "original_max_position_embeddings": 8192}),
+                              "0 < low_freq_factor < high_freq_factor")):
         d = os.path.join(w, tag)
         os.makedirs(d)
         c = dict(config)

@@ -18,7 +18,8 @@
 // q-norm, then RoPE of q and k: all in place, on the buffers of the linears.
 // CHECK-NEXT: kern.call %[[Q]] : memref<1x8xf32> {args = [#kern.param<"rows">, 0 : index, #kern.weight<"l0.q_norm">, 9.99999997E-7 : f32], callee = "head_rmsnorm_f32", template_args = [2, 4, true]}
 // CHECK-NEXT: kern.call %[[Q]] : memref<1x8xf32> {args = [#kern.param<"rows">, #kern.param<"pos0">, 0 : index, 1.000000e+04 : f32, 1.000000e+00 : f32], callee = "rope_f32", template_args = [2, 4, 0]}
-// CHECK-NEXT: kern.call %[[K]] : memref<1x4xf32> {args = [#kern.param<"rows">, #kern.param<"pos0">, 0 : index, 5.000000e+05 : f32, 8.000000e+00 : f32], callee = "rope_f32", template_args = [1, 4, 1]}
+// Llama 3 frequency scaling adds its four parameters after pos_scale.
+// CHECK-NEXT: kern.call %[[K]] : memref<1x4xf32> {args = [#kern.param<"rows">, #kern.param<"pos0">, 0 : index, 5.000000e+05 : f32, 8.000000e+00 : f32, 3.200000e+01 : f32, 1.000000e+00 : f32, 4.000000e+00 : f32, 8.192000e+03 : f32], callee = "rope_f32", template_args = [1, 4, 1]}
 // Layer 0: scale 0 divides by sqrt(head_dim), so the last template argument is true.
 // CHECK-NEXT: kern.call %[[K]], %[[V]] : memref<1x4xf32>, memref<1x4xf32> {args = [#kern.param<"rows">, #kern.param<"pos0">, 0 : index, 1 : index, #kern.kv<0>, #kern.kv<64>], callee = "kv_store_f32", template_args = [4, 16]}
 // CHECK-NEXT: %[[SCRATCH0:.*]] = kern.alloc : memref<16xf32>
@@ -68,7 +69,7 @@ module attributes {llm.max_seq = 16 : i64} {
     %v = llm.linear %n {weight = #llm.weight<"l0.wv">} : tensor<1x8xf32> -> tensor<1x4xf32>
     %qn = llm.head_rms_norm %q {weight = #llm.weight<"l0.q_norm">, eps = 1.0e-06 : f32, heads = 2 : i64, head_dim = 4 : i64, add_one = true} : tensor<1x8xf32>
     %qr = llm.rope %qn {heads = 2 : i64, head_dim = 4 : i64, theta = 1.0e+04 : f32, style = 0 : i64} : tensor<1x8xf32>
-    %kr = llm.rope %k {heads = 1 : i64, head_dim = 4 : i64, theta = 5.0e+05 : f32, pos_scale = 8.0 : f32, style = 1 : i64} : tensor<1x4xf32>
+    %kr = llm.rope %k {heads = 1 : i64, head_dim = 4 : i64, theta = 5.0e+05 : f32, pos_scale = 8.0 : f32, style = 1 : i64, llama3 = array<f32: 32.0, 1.0, 4.0, 8192.0>} : tensor<1x4xf32>
     %a = llm.attention %qr, %kr, %v {layer = 0 : i64, heads = 2 : i64, kv_heads = 1 : i64, head_dim = 4 : i64, window = 0 : i64, scale = 0.0 : f32, softcap = 0.0 : f32} : tensor<1x8xf32>, tensor<1x4xf32>
     %o = llm.linear %a {weight = #llm.weight<"l0.wo">} : tensor<1x8xf32> -> tensor<1x8xf32>
     %s, %n2 = llm.add_rms_norm %h, %o {weight = #llm.weight<"l0.ffn_norm">, eps = 1.0e-05 : f32} : tensor<1x8xf32>

@@ -54,6 +54,24 @@ func.func @rope_partial_head(%x: tensor<1x8xf32>) -> tensor<1x8xf32> {
 
 // -----
 
+// Llama 3 frequency scaling has exactly four parameters.
+func.func @rope_llama3_arity(%x: tensor<1x8xf32>) -> tensor<1x8xf32> {
+  // expected-error @+1 {{'llm.rope' op llama3 must be [factor, low_freq_factor, high_freq_factor, original_max_position_embeddings], got 2 values}}
+  %r = llm.rope %x {heads = 2 : i64, head_dim = 4 : i64, theta = 1.0e+04 : f32, style = 1 : i64, llama3 = array<f32: 8.0, 1.0>} : tensor<1x8xf32>
+  return %r : tensor<1x8xf32>
+}
+
+// -----
+
+// Its smoothing band divides by high_freq_factor - low_freq_factor.
+func.func @rope_llama3_band(%x: tensor<1x8xf32>) -> tensor<1x8xf32> {
+  // expected-error @+1 {{'llm.rope' op llama3 needs factor > 0, 0 < low_freq_factor < high_freq_factor and a positive original_max_position_embeddings}}
+  %r = llm.rope %x {heads = 2 : i64, head_dim = 4 : i64, theta = 1.0e+04 : f32, style = 1 : i64, llama3 = array<f32: 8.0, 4.0, 4.0, 8192.0>} : tensor<1x8xf32>
+  return %r : tensor<1x8xf32>
+}
+
+// -----
+
 // Grouped-query attention shares each kv head among a whole number of query heads.
 func.func @attention_groups(%q: tensor<1x12xf32>, %k: tensor<1x8xf32>) -> tensor<1x12xf32> {
   // expected-error @+1 {{'llm.attention' op heads (3) must be a multiple of kv_heads (2)}}

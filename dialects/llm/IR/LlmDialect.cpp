@@ -75,6 +75,16 @@ LogicalResult RopeOp::verify() {
   if (featuresOf(getType()) % getHeadDim() != 0)
     return emitOpError() << "features " << featuresOf(getType())
                          << " are not a multiple of head_dim " << getHeadDim();
+  if (std::optional<ArrayRef<float>> l3 = getLlama3()) {
+    if (l3->size() != 4)
+      return emitOpError() << "llama3 must be [factor, low_freq_factor, high_freq_factor, "
+                              "original_max_position_embeddings], got "
+                           << l3->size() << " values";
+    float factor = (*l3)[0], low = (*l3)[1], high = (*l3)[2], context = (*l3)[3];
+    if (!(factor > 0) || !(low > 0) || !(high > low) || !(context > 0))
+      return emitOpError("llama3 needs factor > 0, 0 < low_freq_factor < high_freq_factor and a "
+                         "positive original_max_position_embeddings");
+  }
   return success();
 }
 

@@ -95,7 +95,9 @@ def Llm_RopeOp : Llm_Op<"rope", [Pure, SameOperandsAndResultType]> {
   let summary = "Rotary position embedding of every head vector";
   let description = [{
     Row r has position `(pos0 + r) / pos_scale`. `style` 0 rotates interleaved pairs
-    (llama2.c), 1 rotates halves (Hugging Face `rotate_half`).
+    (llama2.c), 1 rotates halves (Hugging Face `rotate_half`). The optional `llama3` array is
+    Llama 3's frequency-dependent scaling (Hugging Face rope_type "llama3"): `[factor,
+    low_freq_factor, high_freq_factor, original_max_position_embeddings]`.
 
     ```mlir
     %qr = llm.rope %q {heads = 8 : i64, head_dim = 8 : i64, theta = 1.0e+04 : f32,
@@ -103,7 +105,8 @@ def Llm_RopeOp : Llm_Op<"rope", [Pure, SameOperandsAndResultType]> {
     ```
   }];
   let arguments = (ins F32Rows:$input, I64Attr:$heads, I64Attr:$head_dim, F32Attr:$theta,
-                       DefaultValuedAttr<F32Attr, "1.0">:$pos_scale, I64Attr:$style);
+                       DefaultValuedAttr<F32Attr, "1.0">:$pos_scale, I64Attr:$style,
+                       OptionalAttr<DenseF32ArrayAttr>:$llama3);
   let results = (outs F32Rows:$result);
   let assemblyFormat = "$input attr-dict `:` type($result)";
   let hasVerifier = 1;

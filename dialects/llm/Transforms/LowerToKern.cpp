@@ -178,8 +178,12 @@ LogicalResult FunctionLowering::lower(Operation *op) {
         FailureOr<Value> x = inPlace(r, r.getInput());
         if (failed(x))
           return failure();
+        SmallVector<Attribute> args = {rows, pos0, buffer(0), r.getThetaAttr(), r.getPosScaleAttr()};
+        if (std::optional<ArrayRef<float>> l3 = r.getLlama3())
+          for (float v : *l3)
+            args.push_back(b.getF32FloatAttr(v));
         call(loc, "rope_f32", {i64(features(r) / r.getHeadDim()), r.getHeadDimAttr(), r.getStyleAttr()},
-             *x, {rows, pos0, buffer(0), r.getThetaAttr(), r.getPosScaleAttr()});
+             *x, args);
         buffers[r] = *x;
         return success();
       })

@@ -10,13 +10,17 @@ void CheckRope() {
     for (int32_t pos0 : {0, 7, 1000}) {
       for (float theta : {10000.0f, 1000000.0f}) {
         for (float pos_scale : {1.0f, 8.0f}) {
-          SCOPED_TRACE(testing::Message() << "H " << H << " HD " << HD << " Style " << Style << " rows " << rows
-                                          << " pos0 " << pos0 << " theta " << theta << " pos_scale " << pos_scale);
-          const auto x = RandomFloats(static_cast<size_t>(rows) * H * HD, 10 * H + HD + pos0, -2.0f, 2.0f);
-          std::vector<float> want = x, got = x;
-          generic::rope_f32<H, HD, Style>(rows, pos0, want.data(), theta, pos_scale);
-          isa::rope_f32<H, HD, Style>(rows, pos0, got.data(), theta, pos_scale);
-          ExpectBitEqual(got.data(), want.data(), want.size());
+          // Llama 3 frequency scaling off (factor 0) and on, with a context of 64 so that every band occurs.
+          for (float llama3 : {0.0f, 8.0f}) {
+            SCOPED_TRACE(testing::Message() << "H " << H << " HD " << HD << " Style " << Style << " rows " << rows
+                                            << " pos0 " << pos0 << " theta " << theta << " pos_scale " << pos_scale
+                                            << " llama3 " << llama3);
+            const auto x = RandomFloats(static_cast<size_t>(rows) * H * HD, 10 * H + HD + pos0, -2.0f, 2.0f);
+            std::vector<float> want = x, got = x;
+            generic::rope_f32<H, HD, Style>(rows, pos0, want.data(), theta, pos_scale, llama3, 1.0f, 4.0f, 64.0f);
+            isa::rope_f32<H, HD, Style>(rows, pos0, got.data(), theta, pos_scale, llama3, 1.0f, 4.0f, 64.0f);
+            ExpectBitEqual(got.data(), want.data(), want.size());
+          }
         }
       }
     }

@@ -50,6 +50,37 @@ TEST(RopeF32, HalvesStyle1) {
   CheckRope<3, 64, 1>(2, 9, 1000000.0f, 0.5f);
 }
 
+/// Hugging Face's _compute_llama3_parameters for one inverse frequency, in double.
+double RefLlama3InvFreq(int i, int hd, double theta, double factor, double low, double high, double context) {
+  const double freq = 1.0 / std::pow(theta, static_cast<double>(2 * i) / hd);
+  const double wavelen = 2 * M_PI / freq;
+  if (wavelen < context / high) return freq;
+  if (wavelen > context / low) return freq / factor;
+  const double smooth = (context / wavelen - low) / (high - low);
+  return (1 - smooth) * freq / factor + smooth * freq;
+}
+
+TEST(RopeF32, Llama3FrequenciesMatchHuggingFace) {
+  // Llama-3.2-1B's parameters (head dim 64, theta 5e5, factor 32, bands 1..4 of 8192 positions) and a short
+  // context so that the smoothed middle band covers several frequencies.
+  int kept = 0, stretched = 0, blended = 0;
+  for (double context : {8192.0, 64.0}) {
+    for (int i = 0; i < 32; ++i) {
+      const double want = RefLlama3InvFreq(i, 64, 500000.0, 32.0, 1.0, 4.0, context);
+      const double base = 1.0 / std::pow(500000.0, 2.0 * i / 64);
+      const float got = generic::rope_inv_freq(i, 64, 500000.0f, 32.0f, 1.0f, 4.0f, static_cast<float>(context));
+      EXPECT_NEAR(got, want, 2e-6 * want) << "i " << i << " context " << context;
+      kept += want == base, stretched += std::abs(want * 32 - base) < 1e-12 * base, blended += want != base;
+    }
+  }
+  EXPECT_GT(kept, 0);
+  EXPECT_GT(stretched, 0);
+  EXPECT_GT(blended, stretched);  // some frequencies lie in the blended band
+  // A zero factor leaves theta^(-2i/d) untouched.
+  EXPECT_EQ(generic::rope_inv_freq(5, 64, 10000.0f, 0.0f, 1.0f, 4.0f, 8192.0f),
+            1.0f / powf(10000.0f, 10.0f / 64.0f));
+}
+
 TEST(RopeF32, PositionZeroIsIdentity) {
   auto x = RandomFloats(2 * 16, 7);
   const auto copy = x;

@@ -6,11 +6,29 @@
 
 namespace saguaro::kernels::generic {
 
+/// Inverse frequency i of a head of dimension `hd`: 1/powf(theta, (float)(2i)/hd), llama2.c's float expression.
+/// With `llama3_factor` > 0 it is adjusted as Hugging Face's rope_type "llama3" (Llama 3.1/3.2): wavelengths
+/// longer than original_context/low_freq_factor are stretched by the factor, shorter than
+/// original_context/high_freq_factor are kept, and the band between is blended linearly in original_context/wavelength.
+/// Every ISA kernel takes its angles from here, so all of them agree bit for bit.
+inline float rope_inv_freq(int i, int hd, float theta, float llama3_factor, float low_freq_factor,
+                           float high_freq_factor, float original_context) {
+  const float freq = 1.0f / powf(theta, static_cast<float>(2 * i) / static_cast<float>(hd));
+  if (!(llama3_factor > 0.0f)) return freq;
+  const float wavelen = 2.0f * 3.14159265358979323846f / freq;
+  if (wavelen < original_context / high_freq_factor) return freq;
+  if (wavelen > original_context / low_freq_factor) return freq / llama3_factor;
+  const float smooth = (original_context / wavelen - low_freq_factor) / (high_freq_factor - low_freq_factor);
+  return (1.0f - smooth) * freq / llama3_factor + smooth * freq;
+}
+
 /// In-place RoPE on x[rows][H][HD]; row r sits at position (pos0+r)/pos_scale.
 /// Style 0: interleaved pairs (2i, 2i+1) as llama2.c; Style 1: halves (i, i+HD/2) as HF rotate_half.
-/// Both use freq_i = 1/powf(theta, (float)(2i)/HD), val = pos*freq, then cosf/sinf (llama2.c order).
+/// Both use freq_i = rope_inv_freq(i, ...), val = pos*freq, then cosf/sinf (llama2.c order). The last four
+/// arguments are Llama 3's frequency scaling (rope_inv_freq); the default 0 factor means none.
 template <int H, int HD, int Style>
-inline void rope_f32(int32_t rows, int32_t pos0, float* x, float theta, float pos_scale) {
+inline void rope_f32(int32_t rows, int32_t pos0, float* x, float theta, float pos_scale, float llama3_factor = 0.0f,
+                     float low_freq_factor = 1.0f, float high_freq_factor = 4.0f, float original_context = 8192.0f) {
   static_assert(HD % 2 == 0, "head dim must be even");
   static_assert(Style == 0 || Style == 1, "rope style is 0 (interleaved) or 1 (halves)");
   constexpr int kHalf = HD / 2;
@@ -19,7 +37,8 @@ inline void rope_f32(int32_t rows, int32_t pos0, float* x, float theta, float po
     const float pos = static_cast<float>(pos0 + r) / pos_scale;
     float* xr = x + static_cast<int64_t>(r) * H * HD;
     for (int i = 0; i < kHalf; ++i) {
-      const float freq = 1.0f / powf(theta, static_cast<float>(2 * i) / static_cast<float>(HD));
+      const float freq =
+          rope_inv_freq(i, HD, theta, llama3_factor, low_freq_factor, high_freq_factor, original_context);
       const float val = pos * freq;
       const float fcr = cosf(val);
       const float fci = sinf(val);

@@ -10,18 +10,21 @@
 #include <cmath>
 #include <cstdint>
 
+#include "saguaro/kernels/generic/rope.h"
 #include "saguaro/kernels/x86/avx2/common.h"
 
 namespace saguaro::kernels::x86_avx2 {
 
 /// In-place RoPE on x[rows][H][HD]; row r sits at position (pos0+r)/pos_scale (contract of generic::rope_f32).
 template <int H, int HD, int Style>
-inline void rope_f32(int32_t rows, int32_t pos0, float* x, float theta, float pos_scale) {
+inline void rope_f32(int32_t rows, int32_t pos0, float* x, float theta, float pos_scale, float llama3_factor = 0.0f,
+                     float low_freq_factor = 1.0f, float high_freq_factor = 4.0f, float original_context = 8192.0f) {
   static_assert(HD % 2 == 0, "head dim must be even");
   static_assert(Style == 0 || Style == 1, "rope style is 0 (interleaved) or 1 (halves)");
   constexpr int kHalf = HD / 2;
   float freq[kHalf];
-  for (int i = 0; i < kHalf; ++i) freq[i] = 1.0f / powf(theta, static_cast<float>(2 * i) / static_cast<float>(HD));
+  for (int i = 0; i < kHalf; ++i)
+    freq[i] = generic::rope_inv_freq(i, HD, theta, llama3_factor, low_freq_factor, high_freq_factor, original_context);
   // Style 0: cos/sin repeated for both elements of a pair; Style 1: one entry per pair.
   float fcr[HD];
   float fci[HD];
