@@ -114,6 +114,15 @@ int64_t moduleInt(ModuleOp m, llvm::StringRef name) {
   return a ? a.getInt() : 0;
 }
 
+/// (layer, kern.tap id) of the module's llm.hidden_tap, or (0, 0) when it has none.
+std::pair<int64_t, int64_t> hiddenTapOf(ModuleOp m) {
+  if (auto list = m->getAttrOfType<ArrayAttr>("kern.taps"))
+    for (auto [id, tap] : llvm::enumerate(list.getAsRange<DictionaryAttr>()))
+      if (tap.getAs<StringAttr>("kind").getValue() == "hidden")
+        return {tap.getAs<IntegerAttr>("layer").getInt(), static_cast<int64_t>(id)};
+  return {0, 0};
+}
+
 /// The data part of model.cpp: helpers the EmitC code calls, and the weight table.
 std::string specSource(ModuleOp m, const BundleInputs &in, const std::vector<std::string> &slots) {
   const ModelDesc &d = in.model->desc;
@@ -133,6 +142,7 @@ std::string specSource(ModuleOp m, const BundleInputs &in, const std::vector<std
      << "}\n\n"
      << "const saguaro::WeightSpec kWeights[] = {\n";
   const auto packed = packedWeights(m);
+  const std::pair<int64_t, int64_t> hiddenTap = hiddenTapOf(m);
   for (const std::string &name : slots) {
     const StoredTensor *t = in.model->weights.find(name);
     os << "    {" << cString(name) << ", saguaro::DType::" << dtypeName(t->type) << ", " << t->bytes() << "ull, "
@@ -141,7 +151,8 @@ std::string specSource(ModuleOp m, const BundleInputs &in, const std::vector<std
   os << "};\n\n"
      << "const saguaro::ModelSpec kSpec = {" << cString(d.name) << ", " << d.vocab << ", " << d.dim << ", "
      << d.layers << ", " << d.maxSeq << ", " << in.prefillChunk << ", " << moduleInt(m, "kern.arena_bytes")
-     << "ull, " << moduleInt(m, "kern.kv_bytes") << "ull, " << slots.size() << ", kWeights};\n"
+     << "ull, " << moduleInt(m, "kern.kv_bytes") << "ull, " << slots.size() << ", kWeights, " << hiddenTap.first
+     << ", " << hiddenTap.second << "};\n"
      << "} // namespace\n\n"
      << "const saguaro::ModelSpec& saguaro_model_spec() { return kSpec; }\n";
   return s;
@@ -252,16 +263,23 @@ llvm::json::Value manifest(ModuleOp m, const BundleInputs &in, const std::vector
       plan[entry.getName().str()] = llvm::json::Object{
           {"arena_bytes", cast<IntegerAttr>(fn.get("arena_bytes")).getInt()}, {"buffers", std::move(buffers)}};
     }
-  // Calibration builds: what each kern.tap id carries (kern-insert-calibration-taps).
+  // What each kern.tap id carries: the inputs of weights (calibration builds, kern-insert-calibration-taps)
+  // or the hidden state after `layer` decoder layers (llm.hidden_tap, the probe's input).
   llvm::json::Array taps;
   if (auto list = m->getAttrOfType<ArrayAttr>("kern.taps"))
     for (auto [id, tap] : llvm::enumerate(list.getAsRange<DictionaryAttr>())) {
-      llvm::json::Array weights;
-      for (auto w : cast<ArrayAttr>(tap.get("weights")).getAsValueRange<StringAttr>())
-        weights.push_back(w.str());
-      taps.push_back(llvm::json::Object{{"id", static_cast<int64_t>(id)},
-                                        {"cols", cast<IntegerAttr>(tap.get("cols")).getInt()},
-                                        {"weights", std::move(weights)}});
+      llvm::json::Object entry{{"id", static_cast<int64_t>(id)},
+                               {"cols", cast<IntegerAttr>(tap.get("cols")).getInt()},
+                               {"kind", tap.getAs<StringAttr>("kind").getValue().str()}};
+      if (auto layer = tap.getAs<IntegerAttr>("layer"))
+        entry["layer"] = layer.getInt();
+      if (auto names = tap.getAs<ArrayAttr>("weights")) {
+        llvm::json::Array weights;
+        for (auto w : names.getAsValueRange<StringAttr>())
+          weights.push_back(w.str());
+        entry["weights"] = std::move(weights);
+      }
+      taps.push_back(std::move(entry));
     }
   llvm::json::Object manifest{
       {"compiler", kCompilerVersion},

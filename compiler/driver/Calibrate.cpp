@@ -90,6 +90,8 @@ llvm::Error runGram(const CalibrationBuild &build, const std::string &idsPath, c
   }
   for (const llvm::json::Value &entry : build.taps) {
     const llvm::json::Object *tap = entry.getAsObject();
+    if (tap->getString("kind").value_or("weights") != "weights")
+      continue; // a probe's hidden tap has no Gram matrix
     int64_t id = tap->getInteger("id").value_or(-1), cols = tap->getInteger("cols").value_or(0), rows = 0, k = 0;
     std::vector<float> gram;
     std::string path = dir + "/tap" + std::to_string(id) + ".npy";

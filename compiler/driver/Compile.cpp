@@ -124,7 +124,8 @@ llvm::Expected<std::string> saguaro::bundleKey(const CompileOptions &o) {
   std::string key = "saguaro 0.1.0|" + hex64(*selfHash) + "|" + o.target + "|" + std::to_string(o.maxSeq) + "|" +
                     std::to_string(o.prefillChunk) + "|" + o.tokenizer + "|" + o.chatTemplate + "|" +
                     std::to_string(o.bits) + "|" + std::to_string(o.bpw) + "|" + std::to_string(o.damp) + "|" +
-                    (o.calibrationTaps ? "taps|" : "") + "act=" + o.cqActivations + "|";
+                    (o.calibrationTaps ? "taps|" : "") + "act=" + o.cqActivations + "|hidden=" +
+                    std::to_string(o.hiddenTapLayer) + "|";
   // Bundles carry copies of runtime-min and the kernels, so their sources are part of the key as well.
   std::vector<std::string> shipped;
   for (const char *tree : {"runtime-min", "codegen/kernels"}) {
@@ -177,6 +178,10 @@ llvm::Error saguaro::compileBundle(const CompileOptions &o, const std::string &o
   ModelDesc &d = model.desc;
   d.maxSeq = o.maxSeq > 0 ? o.maxSeq : std::min(d.maxSeq, kDefaultMaxSeq);
   int64_t chunk = o.prefillChunk > 0 ? o.prefillChunk : std::min(kDefaultPrefillChunk, d.maxSeq);
+  d.hiddenTapLayer = o.hiddenTapLayer == kHiddenTapAuto ? defaultHiddenTapLayer(d.layers) : o.hiddenTapLayer;
+  if (d.hiddenTapLayer < 0 || d.hiddenTapLayer > d.layers)
+    return fileError(o.model, "--hidden-tap must be between 1 and the model's " + llvm::Twine(d.layers) +
+                                  " layers, got " + llvm::Twine(d.hiddenTapLayer));
   if (chunk > d.maxSeq)
     return fileError(o.model, "--prefill-chunk must be between 1 and the sequence length " +
                                   llvm::Twine(d.maxSeq));

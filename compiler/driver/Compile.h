@@ -4,6 +4,7 @@
 
 #include "llvm/Support/Error.h"
 
+#include <algorithm>
 #include <string>
 
 namespace saguaro {
@@ -20,12 +21,17 @@ struct CompileOptions {
   bool calibrationTaps = false; // float32 program whose taps report XᵀX of every weight's input
   float damp = 0.1f;            // error feedback's damping relative to the mean of diag(H) (quant::kCqDamp)
   std::string cqActivations = "i8"; // codebook matmuls on int8 (integer kernels) or f32 (the exact format) activations
+  int64_t hiddenTapLayer = 0; // > 0: llm.hidden_tap after this many layers; kHiddenTapAuto: about 2/3 of the depth
   int64_t maxSeq = 0;     // 0: the model's own limit, capped at kDefaultMaxSeq
   int64_t prefillChunk = 0; // 0: min(kDefaultPrefillChunk, the sequence length)
   bool verbose = false;
 };
 
 constexpr int64_t kDefaultMaxSeq = 2048;
+constexpr int64_t kHiddenTapAuto = -1;
+
+/// The layer a probe reads by default: round(2/3 of the depth), at least 1 (docs/probe.md).
+inline int64_t defaultHiddenTapLayer(int64_t layers) { return std::max<int64_t>(1, (2 * layers + 1) / 3); }
 constexpr int64_t kDefaultPrefillChunk = 64;
 
 /// Imports, lowers and writes a bundle to `outDir`.

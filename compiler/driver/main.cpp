@@ -47,7 +47,7 @@ const char *kUsage = R"(usage:
   saguaro compile MODEL -o BUNDLE_DIR [--target generic|x86-avx2|aarch64-neon|aarch64-dotprod|aarch64-i8mm]
                   [--tokenizer FILE] [--chat-template FILE] [--max-seq N] [--prefill-chunk N]
                   [--bits 1|2|3|4|16] [--policy FILE | --bpw B] [--calibration FILE [--damp F]]
-                  [--cq-activations i8|f32]
+                  [--cq-activations i8|f32] [--hidden-tap LAYER|auto]
   saguaro run MODEL_OR_BUNDLE [--tokenizer FILE] -p PROMPT [-n STEPS] [-t TEMPERATURE] [--seed S]
                   [--top-k K] [--top-p P] [--min-p P] [--repetition-penalty R] [--threads N] [--target T]
                   [--max-seq N] [--prefill-chunk N]
@@ -81,6 +81,14 @@ struct Args {
 
 const std::vector<std::string> kForwarded = {"-p", "-n", "-t", "--seed", "--top-k", "--top-p",
                                              "--min-p", "--repetition-penalty", "--threads"};
+
+/// The options of compileOptions(): every command that may compile a model takes them.
+std::vector<std::string> withCompileFlags(std::vector<std::string> own) {
+  for (const char *f : {"--target", "--tokenizer", "--chat-template", "--max-seq", "--prefill-chunk", "--bits",
+                        "--policy", "--bpw", "--calibration", "--damp", "--cq-activations", "--hidden-tap"})
+    own.push_back(f);
+  return own;
+}
 
 llvm::Expected<Args> parseArgs(int argc, char **argv, const std::vector<std::string> &known) {
   Args a;
@@ -149,6 +157,20 @@ llvm::Expected<CompileOptions> compileOptions(const Args &a) {
   if (a.flags.count("--bpw") && (llvm::StringRef(a.flags.at("--bpw")).getAsDouble(o.bpw) || o.bpw <= 0))
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "--bpw needs a positive number, got '" + a.flags.at("--bpw") + "'");
+  if (a.flags.count("--hidden-tap")) {
+    const std::string &v = a.flags.at("--hidden-tap");
+    if (v == "auto") {
+      o.hiddenTapLayer = kHiddenTapAuto;
+    } else {
+      auto layer = intFlag(a, "--hidden-tap", 0);
+      if (!layer)
+        return layer.takeError();
+      if (*layer < 1)
+        return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                       "--hidden-tap needs a layer number of at least 1 or 'auto', got '" + v + "'");
+      o.hiddenTapLayer = *layer;
+    }
+  }
   auto maxSeq = intFlag(a, "--max-seq", 0);
   auto chunk = intFlag(a, "--prefill-chunk", 0);
   if (!maxSeq)
@@ -186,8 +208,7 @@ int execBundle(const std::string &exe, const std::string &bundle, const std::vec
 }
 
 int cmdCompile(int argc, char **argv) {
-  auto a = parseArgs(argc, argv, {"-o", "--target", "--tokenizer", "--chat-template", "--max-seq", "--prefill-chunk", "--bits", "--policy", "--bpw",
-                      "--calibration", "--damp", "--cq-activations"});
+  auto a = parseArgs(argc, argv, withCompileFlags({"-o"}));
   if (!a)
     return fail(llvm::toString(a.takeError()));
   if (!a->flags.count("-o"))
@@ -202,8 +223,7 @@ int cmdCompile(int argc, char **argv) {
 }
 
 int cmdRun(int argc, char **argv) {
-  auto a = parseArgs(argc, argv, {"--target", "--tokenizer", "--chat-template", "--max-seq", "--prefill-chunk", "--bits", "--policy", "--bpw",
-                      "--calibration", "--damp", "--cq-activations"});
+  auto a = parseArgs(argc, argv, withCompileFlags({}));
   if (!a)
     return fail(llvm::toString(a.takeError()));
   if (!a->flags.count("-p"))
@@ -218,8 +238,7 @@ int cmdRun(int argc, char **argv) {
 }
 
 int cmdLogits(int argc, char **argv) {
-  auto a = parseArgs(argc, argv, {"--token-ids", "-o", "--target", "--tokenizer", "--chat-template", "--max-seq", "--prefill-chunk", "--bits", "--policy", "--bpw",
-                      "--calibration", "--damp", "--cq-activations"});
+  auto a = parseArgs(argc, argv, withCompileFlags({"--token-ids", "-o"}));
   if (!a)
     return fail(llvm::toString(a.takeError()));
   if (!a->flags.count("--token-ids") || !a->flags.count("-o"))

@@ -87,6 +87,8 @@ void EntryBuilder::build(StringRef name, StringRef kind) {
     const LayerWeights &lw = d.layerWeights[l];
     h = b.create<llm::AddOp>(loc, h, attention(norm(h, lw.attnNorm), l));
     h = b.create<llm::AddOp>(loc, h, mlp(norm(h, lw.ffnNorm), lw));
+    if (l + 1 == d.hiddenTapLayer)
+      b.create<llm::HiddenTapOp>(loc, h, b.getI64IntegerAttr(l + 1));
   }
   Value logits = b.create<llm::LogitsOp>(loc, act(d.vocab), norm(h, d.finalNorm), w(d.lmHead),
                                          f32(d.finalSoftcap));

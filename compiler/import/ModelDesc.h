@@ -51,6 +51,7 @@ struct ModelDesc {
   std::string tokEmbedding, finalNorm, lmHead;
   std::vector<LayerWeights> layerWeights;
   std::vector<LayerAttention> layerAttention;
+  int64_t hiddenTapLayer = 0; // > 0: llm.hidden_tap after this many decoder layers (the probe's input)
   int64_t bosId = -1, eosId = -1;
 };
 

@@ -10,8 +10,11 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "bench.h"
 #include "gram_accumulator.h"
+#include "hidden_capture.h"
 #include "npy_writer.h"
 #include "process_stats.h"
 #include "saguaro/engine.h"
@@ -22,7 +25,8 @@ namespace {
 const char* const kUsage =
     "usage: saguaro_bundle BUNDLE -p PROMPT [-n STEPS] [-t TEMP] [--seed S] [--top-k K] [--top-p P] [--min-p P] "
     "[--repetition-penalty R] | saguaro_bundle BUNDLE --logits IDS_FILE -o OUT.npy | "
-    "saguaro_bundle BUNDLE --gram IDS_FILE -o DIR | saguaro_bundle BUNDLE --bench -o OUT.json; "
+    "saguaro_bundle BUNDLE --gram IDS_FILE -o DIR | saguaro_bundle BUNDLE --capture PROMPTS_FILE -o DIR [--max-new N] | "
+    "saguaro_bundle BUNDLE --bench -o OUT.json; "
     "every mode takes --threads N (0, the default: every hardware thread)";
 
 int fail(const std::string& msg) {
@@ -49,10 +53,11 @@ bool parse_float(const std::string& s, double lo, double hi, double* out) {
 }
 
 struct Args {
-  std::string bundle, prompt, ids_file, gram_file, out_file;
+  std::string bundle, prompt, ids_file, gram_file, capture_file, out_file;
   bool has_prompt = false;  // without -p the prompt is empty, as in run.c
   bool bench = false;
   int32_t threads = 0;
+  int32_t max_new = 32;  // --capture: new tokens per answer at most
   GenerateConfig cfg;
   bool has_seed = false;
 };
@@ -80,11 +85,16 @@ bool parse_args(int argc, char** argv, Args* a, std::string* err) {
       a->ids_file = v;
     } else if (flag == "--gram") {
       a->gram_file = v;
+    } else if (flag == "--capture") {
+      a->capture_file = v;
     } else if (flag == "-o") {
       a->out_file = v;
     } else if (flag == "-n") {
       if (!parse_int(v, 0, 1 << 30, &n)) return *err = bad, false;
       a->cfg.steps = static_cast<int32_t>(n);
+    } else if (flag == "--max-new") {
+      if (!parse_int(v, 1, 1 << 20, &n)) return *err = bad, false;
+      a->max_new = static_cast<int32_t>(n);
     } else if (flag == "--threads") {
       if (!parse_int(v, 0, 1024, &n)) return *err = bad, false;
       a->threads = static_cast<int32_t>(n);
@@ -110,10 +120,10 @@ bool parse_args(int argc, char** argv, Args* a, std::string* err) {
       return *err = "unknown option " + flag + "; " + kUsage, false;
     }
   }
-  const int modes = a->has_prompt + !a->ids_file.empty() + !a->gram_file.empty() + a->bench;
-  if (modes > 1) return *err = "-p, --logits, --gram and --bench exclude each other", false;
-  if ((a->ids_file.empty() && a->gram_file.empty() && !a->bench) != a->out_file.empty())
-    return *err = "-o goes with --logits, --gram or --bench", false;
+  const int modes = a->has_prompt + !a->ids_file.empty() + !a->gram_file.empty() + !a->capture_file.empty() + a->bench;
+  if (modes > 1) return *err = "-p, --logits, --gram, --capture and --bench exclude each other", false;
+  if ((modes == 0 || a->has_prompt) != a->out_file.empty())
+    return *err = "-o goes with --logits, --gram, --capture or --bench", false;
   if (!a->has_seed) a->cfg.seed = static_cast<uint64_t>(std::time(nullptr));  // run.c: seed 0 → time
   return true;
 }
@@ -133,6 +143,22 @@ bool read_sequences(const std::string& path, std::vector<std::vector<int32_t>>* 
     if (!ids.empty()) sequences->push_back(std::move(ids));
   }
   if (sequences->empty()) return *err = path + ": no token ids", false;
+  return true;
+}
+
+// Reads one JSON string per non-empty line.
+bool read_json_strings(const std::string& path, std::vector<std::string>* out, std::string* err) {
+  std::ifstream in(path);
+  if (!in) return *err = path + ": cannot open", false;
+  int line_no = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++line_no;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    const nlohmann::json v = nlohmann::json::parse(line, nullptr, false);
+    if (!v.is_string()) return *err = path + ": line " + std::to_string(line_no) + " is not a JSON string", false;
+    out->push_back(v.get<std::string>());
+  }
+  if (out->empty()) return *err = path + ": no prompts", false;
   return true;
 }
 
@@ -169,6 +195,46 @@ int run_gram(Engine& engine, const Args& a) {
   return 0;
 }
 
+// Answers every prompt of the file (one JSON string per line) greedily up to the first newline, end of sequence or
+// --max-new tokens, and writes what a confidence probe reads (docs/probe.md, "Capture"): DIR/answers.jsonl (per
+// prompt: the answer text, its token count and the entropy of each token's distribution) and DIR/hidden.f32 (the
+// hidden tap's row for every generated token, all prompts one after another).
+int run_capture(Engine& engine, const Args& a) {
+  const ModelSpec& spec = engine.spec();
+  if (spec.hidden_layer <= 0) return fail(a.bundle + ": the program has no hidden tap (compile it with --hidden-tap)");
+  std::vector<std::string> prompts;
+  std::string err;
+  if (!read_json_strings(a.capture_file, &prompts, &err)) return fail(err);
+  HiddenCapture capture(spec.hidden_tap, spec.dim);
+  engine.set_tap(&HiddenCapture::tap_hook, &capture);
+  engine.set_step_hook([&capture](const float* logits, int32_t vocab) { capture.on_logits(logits, vocab); });
+  GenerateConfig cfg;
+  cfg.temperature = 0.0f;
+  cfg.max_new_tokens = a.max_new;
+  std::ofstream answers(a.out_file + "/answers.jsonl"), hidden(a.out_file + "/hidden.f32", std::ios::binary);
+  if (!answers || !hidden) return fail(a.out_file + ": cannot write (the directory must exist)");
+  for (const std::string& prompt : prompts) {
+    capture.clear();
+    std::string text;
+    auto collect = [&text](std::string_view piece, int32_t) {
+      text.append(piece);
+      return text.find('\n') == std::string::npos;
+    };
+    if (!engine.generate(prompt, cfg, collect, nullptr, &err)) return fail(a.capture_file + ": " + err);
+    if (!capture.error().empty()) return fail(a.bundle + ": " + capture.error());
+    text = text.substr(0, text.find('\n'));
+    nlohmann::json line = {{"answer", text}, {"tokens", capture.tokens()}, {"entropy", capture.entropy()}};
+    answers << line.dump() << "\n";
+    hidden.write(reinterpret_cast<const char*>(capture.hidden().data()),
+                 static_cast<std::streamsize>(capture.hidden().size() * sizeof(float)));
+  }
+  engine.set_tap(nullptr, nullptr);
+  engine.set_step_hook(nullptr);
+  answers.close(), hidden.close();
+  if (!answers || !hidden) return fail(a.out_file + ": write failed");
+  return 0;
+}
+
 int run_generate(Engine& engine, const Args& a) {
   GenerateStats st;
   std::string err;
@@ -200,6 +266,7 @@ int bundle_main(int argc, char** argv) {
     if (!engine) return fail(err);
     engine->set_threads(a.threads);
     if (!a.gram_file.empty()) return run_gram(*engine, a);
+    if (!a.capture_file.empty()) return run_capture(*engine, a);
     return a.ids_file.empty() ? run_generate(*engine, a) : run_logits(*engine, a);
   } catch (const std::exception& e) {
     return fail(std::string("internal error: ") + e.what());

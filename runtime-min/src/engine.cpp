@@ -42,6 +42,7 @@ struct Engine::Impl {
   std::unique_ptr<Utf8Stream> stream;
   std::vector<int32_t> tokens;  // prompt + generated ids; capacity max_seq (+ encode slack) from open()
   std::vector<float> logits;    // vocab floats: the last row of prefill, or decode's output
+  StepHook step_hook;           // empty: none
 
   // Runs the model over tokens[0..n) from position 0 in prefill_chunk pieces; `out` gets the last row,
   // or all rows when `all`.
@@ -140,6 +141,7 @@ bool Engine::generate(std::string_view prompt, const GenerateConfig& cfg, const 
   if (pos == n - 1 && pos < limit && go && cfg.max_new_tokens != 0) {
     int32_t token = m.tokens[n - 1];
     while (true) {
+      if (m.step_hook) m.step_hook(m.logits.data(), m.spec.vocab);
       const int32_t next = m.sampler->sample(m.logits.data(), m.tokens.data(), static_cast<int32_t>(m.tokens.size()));
       ++pos;
       if (st.generated_tokens == 0) t_first = now_ms();
@@ -184,6 +186,7 @@ bool Engine::tokenize(std::string_view text, std::vector<int32_t>* ids, std::str
 }
 
 void Engine::set_tap(TapFn fn, void* ctx) { impl_->model->set_tap(fn, ctx); }
+void Engine::set_step_hook(StepHook hook) { impl_->step_hook = std::move(hook); }
 
 void Engine::set_threads(int32_t threads) { impl_->model->set_threads(threads); }
 int32_t Engine::threads() const { return impl_->model->threads(); }

@@ -3,7 +3,7 @@
 
 // Three products reading the same buffer share one tap placed before the first; a kernel
 // that writes the buffer in place (gated_act) ends the tap, so the next reader gets its own.
-// CHECK-LABEL: module attributes {kern.taps = [{cols = 8 : i64, weights = ["wq", "wk", "wv"]}, {cols = 8 : i64, weights = ["w_down"]}]}
+// CHECK-LABEL: module attributes {kern.taps = [{cols = 8 : i64, kind = "weights", weights = ["wq", "wk", "wv"]}, {cols = 8 : i64, kind = "weights", weights = ["w_down"]}]}
 // CHECK: func.func @prefill
 // CHECK-NEXT: %[[X:.*]] = kern.alloc
 // CHECK-NEXT: %[[Y:.*]] = kern.alloc
@@ -32,7 +32,7 @@ module {
 
 // The output head is tapped; the decode entry and codebook products are not (calibration
 // reads float32 prefill activations only).
-// CHECK-LABEL: module attributes {kern.taps = [{cols = 8 : i64, weights = ["head"]}]}
+// CHECK-LABEL: module attributes {kern.taps = [{cols = 8 : i64, kind = "weights", weights = ["head"]}]}
 // CHECK: func.func @prefill
 // CHECK: kern.tap %{{.*}} {id = 0 : i64}
 // CHECK-NEXT: kern.call {{.*}}callee = "logits_f32"

@@ -169,3 +169,36 @@ module attributes {llm.max_seq = 8 : i64} {
     return %l : tensor<1x16xf32>
   }
 }
+
+// -----
+
+// A hidden tap becomes a kern.tap of the residual buffer; prefill and decode share its id, recorded once in
+// kern.taps with its layer and width.
+// CHECK-LABEL: module attributes {kern.kv_bytes = 0 : i64, kern.taps = [{cols = 8 : i64, kind = "hidden", layer = 1 : i64}], llm.max_seq = 8 : i64}
+// CHECK-LABEL: func.func @prefill()
+// CHECK:      %[[S:.*]] = kern.alloc : memref<2x8xf32>
+// CHECK:      kern.call %[[S]], %{{.*}} : {{.*}} callee = "add_f32"
+// CHECK-NEXT: kern.tap %[[S]] {id = 0 : i64} : memref<2x8xf32>
+// CHECK-NEXT: kern.call %[[S]] : {{.*}} callee = "logits_f32"
+// CHECK-LABEL: func.func @decode()
+// CHECK:      kern.tap %{{.*}} {id = 0 : i64} : memref<1x8xf32>
+module attributes {llm.max_seq = 8 : i64} {
+  func.func @prefill(%tokens: tensor<2xi32>) -> tensor<2x16xf32> attributes {llm.entry = "prefill"} {
+    %h = llm.embed %tokens {table = #llm.weight<"tok">} : tensor<2xi32> -> tensor<2x8xf32>
+    %n = llm.rms_norm %h {weight = #llm.weight<"norm">, eps = 1.0e-06 : f32} : tensor<2x8xf32>
+    %m = llm.gated_mlp %n {gate = #llm.weight<"w1">, up = #llm.weight<"w3">, down = #llm.weight<"w2">, hidden = 16 : i64, act = "silu"} : tensor<2x8xf32>
+    %s = llm.add %h, %m : tensor<2x8xf32>
+    llm.hidden_tap %s {layer = 1 : i64} : tensor<2x8xf32>
+    %l = llm.logits %s {weight = #llm.weight<"tok">} : tensor<2x8xf32> -> tensor<2x16xf32>
+    return %l : tensor<2x16xf32>
+  }
+  func.func @decode(%tokens: tensor<1xi32>) -> tensor<1x16xf32> attributes {llm.entry = "decode"} {
+    %h = llm.embed %tokens {table = #llm.weight<"tok">} : tensor<1xi32> -> tensor<1x8xf32>
+    %n = llm.rms_norm %h {weight = #llm.weight<"norm">, eps = 1.0e-06 : f32} : tensor<1x8xf32>
+    %m = llm.gated_mlp %n {gate = #llm.weight<"w1">, up = #llm.weight<"w3">, down = #llm.weight<"w2">, hidden = 16 : i64, act = "silu"} : tensor<1x8xf32>
+    %s = llm.add %h, %m : tensor<1x8xf32>
+    llm.hidden_tap %s {layer = 1 : i64} : tensor<1x8xf32>
+    %l = llm.logits %s {weight = #llm.weight<"tok">} : tensor<1x8xf32> -> tensor<1x16xf32>
+    return %l : tensor<1x16xf32>
+  }
+}

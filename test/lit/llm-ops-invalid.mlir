@@ -141,3 +141,12 @@ func.func @logits_rows(%x: tensor<4x8xf32>) -> tensor<1x32xf32> {
   %l = llm.logits %x {weight = #llm.weight<"out">} : tensor<4x8xf32> -> tensor<1x32xf32>
   return %l : tensor<1x32xf32>
 }
+
+// -----
+
+// A hidden tap reads the output of at least one decoder layer.
+func.func @hidden_tap_layer_zero(%x: tensor<1x8xf32>) {
+  // expected-error @+1 {{'llm.hidden_tap' op layer must be at least 1 (the output of the first decoder layer), got 0}}
+  llm.hidden_tap %x {layer = 0 : i64} : tensor<1x8xf32>
+  return
+}

@@ -182,8 +182,9 @@ def decoder_layer(cfg, w, i, x):
     return x + h
 
 
-def forward(model_dir, ids, dtype=np.float64):
-    """Logits [T, vocab] of a full causal prefill of ids, computed in dtype."""
+def forward(model_dir, ids, dtype=np.float64, hidden_layer=None):
+    """Logits [T, vocab] of a full causal prefill of ids, computed in dtype; with hidden_layer L, the residual
+    stream after L decoder layers instead (Hugging Face's hidden_states[L], what llm.hidden_tap exposes)."""
     with open(os.path.join(model_dir, "config.json")) as f:
         cfg = ModelConfig(json.load(f))
     w = {name: t.astype(dtype) for name, t in read_model_weights(model_dir).items()}
@@ -194,6 +195,8 @@ def forward(model_dir, ids, dtype=np.float64):
         x = x * np.asarray(math.sqrt(cfg.hidden), dtype=dtype)
     for i in range(cfg.layers):
         x = decoder_layer(cfg, w, i, x)
+        if hidden_layer == i + 1:
+            return x
     x = rms_norm(x, w["model.norm.weight"], cfg.eps, cfg.gemma)
     head = embed if cfg.tied else w.get("lm_head.weight")
     if head is None:
@@ -211,9 +214,10 @@ def main():
     ap.add_argument("--token-ids", required=True, help="file of token ids fed from position 0")
     ap.add_argument("-o", "--output", required=True, help="where to write logits [T, vocab] as .npy")
     ap.add_argument("--dtype", choices=("float64", "float32"), default="float64")
+    ap.add_argument("--hidden-layer", type=int, help="write the hidden states [T, hidden] after this many layers")
     args = ap.parse_args()
-    logits = forward(args.model_dir, read_token_ids(args.token_ids), np.dtype(args.dtype))
-    np.save(args.output, logits)
+    out = forward(args.model_dir, read_token_ids(args.token_ids), np.dtype(args.dtype), args.hidden_layer)
+    np.save(args.output, out)
     return 0
 
 

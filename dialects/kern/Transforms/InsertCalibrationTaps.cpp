@@ -45,7 +45,10 @@ struct InsertCalibrationTapsPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     Builder b(&getContext());
+    // Taps placed before (llm.hidden_tap) keep their ids; calibration taps follow them.
     SmallVector<Attribute> taps;
+    if (auto existing = module->getAttrOfType<ArrayAttr>("kern.taps"))
+      taps.assign(existing.begin(), existing.end());
     for (auto fn : module.getOps<func::FuncOp>()) {
       auto kind = fn->getAttrOfType<StringAttr>("llm.entry");
       if (!kind || kind.getValue() != "prefill")
@@ -57,6 +60,7 @@ struct InsertCalibrationTapsPass
       auto close = [&] {
         if (openBuffer)
           taps.push_back(b.getDictionaryAttr({b.getNamedAttr("cols", b.getI64IntegerAttr(openCols)),
+                                              b.getNamedAttr("kind", b.getStringAttr("weights")),
                                               b.getNamedAttr("weights", b.getArrayAttr(openWeights))}));
         openBuffer = Value();
         openWeights.clear();

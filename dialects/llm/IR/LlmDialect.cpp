@@ -88,6 +88,13 @@ LogicalResult RopeOp::verify() {
   return success();
 }
 
+LogicalResult HiddenTapOp::verify() {
+  if (getLayer() < 1)
+    return emitOpError() << "layer must be at least 1 (the output of the first decoder layer), got "
+                         << getLayer();
+  return success();
+}
+
 LogicalResult AttentionOp::verify() {
   int64_t hd = getHeadDimAttr().getInt();
   if (getHeadsAttr().getInt() <= 0 || hd <= 0 || getKvHeadsAttr().getInt() <= 0)

@@ -178,6 +178,23 @@ def Llm_AddOp : Llm_Op<"add", [Pure, Commutative, SameOperandsAndResultType]> {
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($result)";
 }
 
+def Llm_HiddenTapOp : Llm_Op<"hidden_tap"> {
+  let summary = "Exposes the residual stream after `layer` decoder layers to the runtime";
+  let description = [{
+    The confidence probe reads the hidden state of one layer for every generated token
+    (docs/probe.md). `layer` counts decoder layers from the embedding: the tap sees Hugging
+    Face's `hidden_states[layer]`. It only reads its operand; lowered to a `kern.tap` whose
+    id the module attribute `kern.taps` records as `{kind = "hidden", layer, cols}`.
+
+    ```mlir
+    llm.hidden_tap %h {layer = 3 : i64} : tensor<1x128xf32>
+    ```
+  }];
+  let arguments = (ins F32Rows:$input, I64Attr:$layer);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
 def Llm_LogitsOp : Llm_Op<"logits", [Pure]> {
   let summary = "The output head: vocabulary logits, optionally soft-capped";
   let description = [{

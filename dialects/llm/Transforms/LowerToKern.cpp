@@ -107,6 +107,25 @@ private:
       return {quantized(loc, x), "_i8"};
     return {rotated(loc, x), "_f32"};
   }
+  /// The kern.tap id of a hidden tap: its entry in the module's `kern.taps`, shared by prefill and decode.
+  int64_t hiddenTapId(HiddenTapOp t) {
+    ModuleOp module = fn->getParentOfType<ModuleOp>();
+    SmallVector<Attribute> taps;
+    if (auto list = module->getAttrOfType<ArrayAttr>("kern.taps"))
+      taps.assign(list.begin(), list.end());
+    int64_t cols = features(t.getInput());
+    for (auto [id, tap] : llvm::enumerate(taps)) {
+      auto entry = cast<DictionaryAttr>(tap);
+      auto layer = entry.getAs<IntegerAttr>("layer");
+      if (entry.getAs<StringAttr>("kind").getValue() == "hidden" && layer && layer.getInt() == t.getLayer())
+        return static_cast<int64_t>(id);
+    }
+    taps.push_back(b.getDictionaryAttr({b.getNamedAttr("cols", b.getI64IntegerAttr(cols)),
+                                        b.getNamedAttr("kind", b.getStringAttr("hidden")),
+                                        b.getNamedAttr("layer", t.getLayerAttr())}));
+    module->setAttr("kern.taps", b.getArrayAttr(taps));
+    return static_cast<int64_t>(taps.size()) - 1;
+  }
   /// The three blob tensors of a CQ weight: codes, norms, codebook.
   SmallVector<Attribute> cqWeights(WeightAttr w, cq::CodebookAttr cb) {
     std::string codebook = "cq.codebook.b" + std::to_string(cb.getBits()) + ".g" + std::to_string(cb.getGroup());
@@ -233,6 +252,10 @@ LogicalResult FunctionLowering::lower(Operation *op) {
         call(loc, "add_f32", {i64(features(a))}, {*accBuffer, buffers.lookup(x)},
              {rows, buffer(0), buffer(1)});
         buffers[a] = *accBuffer;
+        return success();
+      })
+      .Case([&](HiddenTapOp t) {
+        b.create<kern::TapOp>(loc, buffers.lookup(t.getInput()), hiddenTapId(t));
         return success();
       })
       .Case([&](LogitsOp l) {

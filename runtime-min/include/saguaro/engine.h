@@ -39,6 +39,9 @@ struct GenerateStats {
 /// (-1 for the final flush). Return false to stop generating.
 using TokenCallback = std::function<bool(std::string_view text, int32_t token_id)>;
 
+/// Sees the logits (vocab floats) every generated token is about to be sampled from, the stopping token's too.
+using StepHook = std::function<void(const float* logits, int32_t vocab)>;
+
 class Engine {
  public:
   /// Opens a bundle directory (containing weights.sgw) or a .sgw file; null + "FILE: problem" on failure.
@@ -58,8 +61,11 @@ class Engine {
   /// Token ids of `text` (BOS first when the tokenizer's config says so).
   bool tokenize(std::string_view text, std::vector<int32_t>* ids, std::string* err);
 
-  /// Installs the hook that receives activations at the program's taps (calibration builds; null removes it).
+  /// Installs the hook that receives activations at the program's taps (calibration builds, the probe's hidden
+  /// tap; null removes it).
   void set_tap(TapFn fn, void* ctx);
+  /// Installs (or, with an empty function, removes) the hook generate() calls before sampling each token.
+  void set_step_hook(StepHook hook);
   /// Threads the kernels split their work over (0, the default: every hardware thread). Tokens and logits do
   /// not depend on it.
   void set_threads(int32_t threads);

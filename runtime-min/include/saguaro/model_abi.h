@@ -14,8 +14,11 @@ struct ModelSpec {
   uint64_t kv_bytes;         // KV cache bytes (all layers, max_seq positions)
   uint32_t n_weights;
   const WeightSpec* weights; // slot i of ModelState::w must hold a tensor with this name/dtype/bytes/layout
+  int32_t hidden_layer;      // > 0: an llm.hidden_tap after this many decoder layers (the probe's input)
+  int32_t hidden_tap;        // ... and the kern.tap id it reports under
 };
-/// Receives the first `rows` rows of a [rows, cols] activation at a `kern.tap` (calibration builds).
+/// Receives the first `rows` rows of a [rows, cols] activation at a `kern.tap` (calibration builds, and the
+/// hidden tap a probe reads).
 using TapFn = void (*)(void* ctx, int32_t id, int32_t rows, int32_t cols, const float* x);
 struct ModelState {
   float* arena;              // arena_bytes, 64-byte aligned

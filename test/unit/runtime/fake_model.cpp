@@ -22,7 +22,7 @@ std::vector<float> fake_bigram_table() {
 namespace {
 
 const WeightSpec kWeights[] = {{"bigram", DType::F32, uint64_t(kFakeVocab) * kFakeVocab * 4}};
-const ModelSpec kSpec = {"fake-bigram", kFakeVocab, 8, 1, kFakeMaxSeq, kFakeChunk, 256, kFakeMaxSeq * 4, 1, kWeights};
+const ModelSpec kSpec = {"fake-bigram", kFakeVocab, 8, 1, kFakeMaxSeq, kFakeChunk, 256, kFakeMaxSeq * 4, 1, kWeights, 0, 0};
 
 // Writes the table row of `token` into `logits`; records the token in the KV cache like a real model would.
 void forward_one(const ModelState& s, int32_t token, int32_t pos, float* logits) {
