@@ -125,16 +125,16 @@ FailureOr<Value> EntryEmitter::argument(kern::CallOp call, Attribute arg, ValueR
 }
 
 LogicalResult EntryEmitter::run(StringRef kind) {
-  bool prefill = kind == "prefill";
-  if (!prefill && kind != "decode")
+  bool prefill = kind == "prefill", probe = kind == "probe";
+  if (!prefill && !probe && kind != "decode")
     return fn.emitOpError() << "unknown entry kind \"" << kind << "\"";
   // The ABI signatures (model_abi.h).
-  SmallVector<Type> inputs = prefill
-      ? SmallVector<Type>{t.state, t.tokenPtr, t.i32, t.i32, t.floatPtr, t.i1}
-      : SmallVector<Type>{t.state, t.i32, t.i32, t.floatPtr};
+  SmallVector<Type> inputs = prefill ? SmallVector<Type>{t.state, t.tokenPtr, t.i32, t.i32, t.floatPtr, t.i1}
+                             : probe ? SmallVector<Type>{t.state, t.floatPtr, t.i32, t.floatPtr}
+                                     : SmallVector<Type>{t.state, t.i32, t.i32, t.floatPtr};
   b.setInsertionPoint(fn);
   auto entry = b.create<emitc::FuncOp>(
-      fn.getLoc(), prefill ? "saguaro_model_prefill" : "saguaro_model_decode",
+      fn.getLoc(), prefill ? "saguaro_model_prefill" : probe ? "saguaro_model_probe" : "saguaro_model_decode",
       FunctionType::get(fn.getContext(), inputs, {}));
   Block *body = entry.addEntryBlock();
   b.setInsertionPointToStart(body);
@@ -142,7 +142,11 @@ LogicalResult EntryEmitter::run(StringRef kind) {
   state = body->getArgument(0);
   arena = opaqueCall(t.floatPtr, "arena_of", state, {b.getIndexAttr(0)});
   kv = opaqueCall(t.floatPtr, "kv_of", state, {b.getIndexAttr(0)});
-  if (prefill) {
+  if (probe) {
+    params["hidden"] = body->getArgument(1);
+    params["rows"] = body->getArgument(2);
+    params["p_wrong"] = body->getArgument(3);
+  } else if (prefill) {
     params["tokens"] = body->getArgument(1);
     params["rows"] = body->getArgument(2);
     params["pos0"] = body->getArgument(3);

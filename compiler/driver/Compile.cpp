@@ -9,6 +9,7 @@
 #include "compiler/driver/Eval.h"
 #include "compiler/driver/QuantizeWeights.h"
 #include "compiler/pipelines/Pipelines.h"
+#include "probe/probe_file.h"
 #include "xxh64.h"
 
 #include "mlir/IR/Builders.h"
@@ -115,6 +116,41 @@ llvm::Error importChatTemplate(const CompileOptions &o, BundleInputs &in, std::v
 }
 } // namespace
 
+namespace {
+/// Folds a trained probe file into the model: its widths, its layer's hidden tap and its weights as "probe.*".
+llvm::Error addProbe(const CompileOptions &o, ImportedModel &model) {
+  ModelDesc &d = model.desc;
+  probe::ProbeWeights p;
+  std::string error;
+  if (!probe::read_probe_file(o.probe, p, error))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), error);
+  if (p.shape.d != d.dim)
+    return fileError(o.probe, "the probe expects width " + llvm::Twine(p.shape.d) + " but " + o.model +
+                                  " has hidden size " + llvm::Twine(d.dim));
+  if (p.tap_layer < 1 || p.tap_layer > d.layers)
+    return fileError(o.probe, "the probe reads layer " + llvm::Twine(p.tap_layer) + " but " + o.model + " has " +
+                                  llvm::Twine(d.layers) + " layers");
+  if (d.hiddenTapLayer != 0 && d.hiddenTapLayer != p.tap_layer)
+    return fileError(o.probe, "the probe reads layer " + llvm::Twine(p.tap_layer) + ", not --hidden-tap " +
+                                  llvm::Twine(d.hiddenTapLayer));
+  d.hiddenTapLayer = p.tap_layer;
+  d.probe = {p.shape.h, p.shape.m1, p.shape.m2};
+  const probe::ProbeLayout l = probe::probe_layout(p.shape, probe::PoolKind::attention);
+  auto add = [&](const char *name, size_t offset, std::vector<int64_t> shape) {
+    size_t n = 1;
+    for (int64_t s : shape)
+      n *= static_cast<size_t>(s);
+    model.weights.addOwned(std::string("probe.") + name, shape,
+                           std::vector<float>(p.params.begin() + offset, p.params.begin() + offset + n));
+  };
+  const int64_t dd = p.shape.d, h = p.shape.h, m1 = p.shape.m1, m2 = p.shape.m2;
+  add("gamma", l.gamma, {dd}), add("beta", l.beta, {dd}), add("w0", l.w0, {h, dd}), add("b0", l.b0, {h});
+  add("query", l.query, {h}), add("w1", l.w1, {m1, h}), add("b1", l.b1, {m1}), add("w2", l.w2, {m2, m1});
+  add("b2", l.b2, {m2}), add("w3", l.w3, {m2}), add("b3", l.b3, {1});
+  return llvm::Error::success();
+}
+} // namespace
+
 llvm::Expected<std::string> saguaro::bundleKey(const CompileOptions &o) {
   // The compiler's own executable is part of the key: a rebuilt compiler never reuses stale bundles.
   std::string self = llvm::sys::fs::getMainExecutable(nullptr, nullptr);
@@ -160,6 +196,8 @@ llvm::Expected<std::string> saguaro::bundleKey(const CompileOptions &o) {
     files.push_back(o.policy);
   if (!o.calibration.empty())
     files.push_back(o.calibration);
+  if (!o.probe.empty())
+    files.push_back(o.probe);
   for (const std::string &f : files) {
     if (isDirectory(f))
       continue;
@@ -179,6 +217,9 @@ llvm::Error saguaro::compileBundle(const CompileOptions &o, const std::string &o
   d.maxSeq = o.maxSeq > 0 ? o.maxSeq : std::min(d.maxSeq, kDefaultMaxSeq);
   int64_t chunk = o.prefillChunk > 0 ? o.prefillChunk : std::min(kDefaultPrefillChunk, d.maxSeq);
   d.hiddenTapLayer = o.hiddenTapLayer == kHiddenTapAuto ? defaultHiddenTapLayer(d.layers) : o.hiddenTapLayer;
+  if (!o.probe.empty())
+    if (auto e = addProbe(o, model))
+      return e;
   if (d.hiddenTapLayer < 0 || d.hiddenTapLayer > d.layers)
     return fileError(o.model, "--hidden-tap must be between 1 and the model's " + llvm::Twine(d.layers) +
                                   " layers, got " + llvm::Twine(d.hiddenTapLayer));

@@ -17,6 +17,7 @@ struct CompileOptions {
   int64_t bits = 16;         // default weight bits: 1-4 (codebook quantization) or 16 (float32)
   std::string policy;        // optional JSON file: tensor name or kind -> bits
   double bpw = 0;            // > 0: mixed precision by measured sensitivity at this average
+  std::string probe;         // optional trained probe file folded into the bundle (docs/probe.md)
   std::string calibration;   // optional text: sensitivities (--bpw) and error feedback are measured on it
   bool calibrationTaps = false; // float32 program whose taps report XᵀX of every weight's input
   float damp = 0.1f;            // error feedback's damping relative to the mean of diag(H) (quant::kCqDamp)

@@ -5,6 +5,7 @@
 //   saguaro run MODEL_OR_BUNDLE [--tokenizer FILE] -p PROMPT [-n STEPS] [-t TEMP] [--seed S] ...
 //   saguaro logits MODEL_OR_BUNDLE --token-ids FILE -o OUT.npy
 //   saguaro calibrate MODEL (--text FILE | --token-ids FILE) -o DIR
+//   saguaro probe collect|train|eval|calibrate ...
 //   saguaro tokenize SOURCE TEXT [--decode] [--no-special]
 //   saguaro synth CONFIG.json -o DIR [--seed S]
 //   saguaro bench MODEL [--bits 4,3,2,16] [--threads 1] [--json]
@@ -21,6 +22,8 @@
 #include "compiler/driver/Eval.h"
 #include "compiler/driver/Features.h"
 #include "compiler/driver/Inspect.h"
+#include "compiler/driver/Probe.h"
+#include "compiler/driver/ProbeCollect.h"
 #include "compiler/driver/Synth.h"
 #include "compiler/driver/Tokenize.h"
 #include "compiler/import/ModelDesc.h"
@@ -47,7 +50,7 @@ const char *kUsage = R"(usage:
   saguaro compile MODEL -o BUNDLE_DIR [--target generic|x86-avx2|aarch64-neon|aarch64-dotprod|aarch64-i8mm]
                   [--tokenizer FILE] [--chat-template FILE] [--max-seq N] [--prefill-chunk N]
                   [--bits 1|2|3|4|16] [--policy FILE | --bpw B] [--calibration FILE [--damp F]]
-                  [--cq-activations i8|f32] [--hidden-tap LAYER|auto]
+                  [--cq-activations i8|f32] [--hidden-tap LAYER|auto] [--probe PROBE]
   saguaro run MODEL_OR_BUNDLE [--tokenizer FILE] -p PROMPT [-n STEPS] [-t TEMPERATURE] [--seed S]
                   [--top-k K] [--top-p P] [--min-p P] [--repetition-penalty R] [--threads N] [--target T]
                   [--max-seq N] [--prefill-chunk N]
@@ -62,6 +65,10 @@ const char *kUsage = R"(usage:
   saguaro eval MODEL --text FILE [--tokenizer FILE] [--bits 4,3,2] [--method cq,gptq,rtn-asym,rtn-sym]
                   [--calibration FILE [--damp F]] [--bpw B] [--tasks FILE] [--score-after MARKER] [--max-tokens N]
                   [--json]
+  saguaro probe collect MODEL_OR_BUNDLE --tasks FILE -o DATA [--max-new N] [--hidden-tap LAYER|auto] [--bits B]
+  saguaro probe train DATA -o PROBE [--seed S]    (all options: docs/probe.md)
+  saguaro probe eval PROBE DATA [--json] [--cloud-accuracy A]
+  saguaro probe calibrate PROBE DATA --handoff-rate R [--json]
   saguaro calibrate MODEL (--text FILE | --token-ids FILE) -o DIR [--tokenizer FILE]
   saguaro logits MODEL_OR_BUNDLE --token-ids FILE -o OUT.npy [--tokenizer FILE] [--target T]
                   [--max-seq N] [--prefill-chunk N]
@@ -85,7 +92,7 @@ const std::vector<std::string> kForwarded = {"-p", "-n", "-t", "--seed", "--top-
 /// The options of compileOptions(): every command that may compile a model takes them.
 std::vector<std::string> withCompileFlags(std::vector<std::string> own) {
   for (const char *f : {"--target", "--tokenizer", "--chat-template", "--max-seq", "--prefill-chunk", "--bits",
-                        "--policy", "--bpw", "--calibration", "--damp", "--cq-activations", "--hidden-tap"})
+                        "--policy", "--bpw", "--calibration", "--damp", "--cq-activations", "--hidden-tap", "--probe"})
     own.push_back(f);
   return own;
 }
@@ -157,6 +164,8 @@ llvm::Expected<CompileOptions> compileOptions(const Args &a) {
   if (a.flags.count("--bpw") && (llvm::StringRef(a.flags.at("--bpw")).getAsDouble(o.bpw) || o.bpw <= 0))
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "--bpw needs a positive number, got '" + a.flags.at("--bpw") + "'");
+  if (a.flags.count("--probe"))
+    o.probe = a.flags.at("--probe");
   if (a.flags.count("--hidden-tap")) {
     const std::string &v = a.flags.at("--hidden-tap");
     if (v == "auto") {
@@ -457,6 +466,47 @@ int cmdSynth(int argc, char **argv) {
     return fail(llvm::toString(std::move(e)));
   return 0;
 }
+/// `saguaro probe collect MODEL_OR_BUNDLE --tasks FILE -o DATA`; the other probe commands are probe_main's.
+int cmdProbe(int argc, char **argv) {
+  if (argc < 3 || std::string(argv[2]) != "collect")
+    return probe_main(argc - 2, argv + 2);
+  // parseArgs reads from argv[2]: drop "probe" so that "collect" sits at argv[1].
+  auto a = parseArgs(argc - 1, argv + 1, withCompileFlags({"--tasks", "-o", "--max-new", "--prompt-template"}));
+  if (!a)
+    return fail(llvm::toString(a.takeError()));
+  if (!a->flags.count("--tasks") || !a->flags.count("-o"))
+    return fail("probe collect needs MODEL_OR_BUNDLE, --tasks FILE and -o DATA");
+  CollectOptions o;
+  o.tasks = a->flags.at("--tasks");
+  o.out = a->flags.at("-o");
+  if (a->flags.count("--threads"))
+    o.threads = a->flags.at("--threads");
+  if (a->flags.count("--prompt-template"))
+    o.promptTemplate = a->flags.at("--prompt-template");
+  auto maxNew = intFlag(*a, "--max-new", 32);
+  if (!maxNew || *maxNew < 1)
+    return fail(maxNew ? "--max-new must be at least 1" : llvm::toString(maxNew.takeError()));
+  o.maxNew = *maxNew;
+  std::vector<ProbeTask> tasks; // checked before anything is compiled
+  if (auto e = readProbeTasks(o.tasks, tasks))
+    return fail(llvm::toString(std::move(e)));
+  if (isBundle(a->positional)) {
+    o.bundle = a->positional;
+  } else {
+    auto co = compileOptions(*a);
+    if (!co)
+      return fail(llvm::toString(co.takeError()));
+    if (co->hiddenTapLayer == 0)
+      co->hiddenTapLayer = kHiddenTapAuto; // a probe reads about 2/3 of the depth unless told otherwise
+    auto bundle = cachedBundle(*co);
+    if (!bundle)
+      return fail(llvm::toString(bundle.takeError()));
+    o.bundle = *bundle;
+  }
+  if (auto e = collectProbeData(o, tasks))
+    return fail(llvm::toString(std::move(e)));
+  return 0;
+}
 } // namespace
 
 int main(int argc, char **argv) {
@@ -483,6 +533,8 @@ int main(int argc, char **argv) {
     return cmdEval(argc, argv);
   if (cmd == "synth")
     return cmdSynth(argc, argv);
+  if (cmd == "probe")
+    return cmdProbe(argc, argv);
   if (cmd == "features" && argc >= 3 && std::string(argv[2]) == "audio")
     return runFeaturesAudio(argc, argv);
   if (cmd == "features" && argc >= 3 && std::string(argv[2]) == "image")

@@ -96,6 +96,23 @@ void EntryBuilder::build(StringRef name, StringRef kind) {
 }
 } // namespace
 
+namespace {
+/// `probe(hidden rows) -> p(wrong)`: the entry the runtime calls after generation (llm.probe_head).
+void buildProbeEntry(OpBuilder &b, const ModelDesc &d) {
+  Location loc = b.getUnknownLoc();
+  auto rowsType = RankedTensorType::get({d.maxSeq, d.dim}, b.getF32Type());
+  auto resultType = RankedTensorType::get({1, 1}, b.getF32Type());
+  auto fn = b.create<func::FuncOp>(loc, "probe", b.getFunctionType({rowsType}, {resultType}));
+  fn->setAttr("llm.entry", b.getStringAttr("probe"));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(fn.addEntryBlock());
+  Value p = b.create<llm::ProbeHeadOp>(loc, resultType, fn.getArgument(0), b.getStringAttr("probe."),
+                                       b.getI64IntegerAttr(d.probe.h), b.getI64IntegerAttr(d.probe.m1),
+                                       b.getI64IntegerAttr(d.probe.m2));
+  b.create<func::ReturnOp>(loc, p);
+}
+} // namespace
+
 OwningOpRef<ModuleOp> saguaro::buildGraph(MLIRContext &ctx, const ModelDesc &desc, int64_t prefillChunk) {
   ctx.loadDialect<llm::LlmDialect, func::FuncDialect>();
   OpBuilder b(&ctx);
@@ -105,5 +122,7 @@ OwningOpRef<ModuleOp> saguaro::buildGraph(MLIRContext &ctx, const ModelDesc &des
   b.setInsertionPointToEnd(module->getBody());
   EntryBuilder(b, desc, prefillChunk).build("prefill", "prefill");
   EntryBuilder(b, desc, 1).build("decode", "decode");
+  if (desc.probe.h > 0)
+    buildProbeEntry(b, desc);
   return module;
 }

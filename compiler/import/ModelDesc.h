@@ -52,6 +52,10 @@ struct ModelDesc {
   std::vector<LayerWeights> layerWeights;
   std::vector<LayerAttention> layerAttention;
   int64_t hiddenTapLayer = 0; // > 0: llm.hidden_tap after this many decoder layers (the probe's input)
+  // The compiled confidence probe's widths (h == 0: none); its weights are the tensors "probe.*".
+  struct ProbeHead {
+    int64_t h = 0, m1 = 0, m2 = 0;
+  } probe;
   int64_t bosId = -1, eosId = -1;
 };
 

@@ -224,6 +224,7 @@ int run_capture(Engine& engine, const Args& a) {
     if (!capture.error().empty()) return fail(a.bundle + ": " + capture.error());
     text = text.substr(0, text.find('\n'));
     nlohmann::json line = {{"answer", text}, {"tokens", capture.tokens()}, {"entropy", capture.entropy()}};
+    if (spec.probe) line["p_wrong"] = engine.probe_p_wrong(capture.hidden().data(), capture.tokens());
     answers << line.dump() << "\n";
     hidden.write(reinterpret_cast<const char*>(capture.hidden().data()),
                  static_cast<std::streamsize>(capture.hidden().size() * sizeof(float)));

@@ -177,7 +177,9 @@ int complete(saguaro_model* model, const char* messages_json, const char* option
       {"error", nullptr},
       {"response", text},
       {"cloud_handoff", false},
-      {"confidence", nullptr},
+      // 1 − the compiled probe's p(wrong) over the generated tokens; null without a probe (compile --probe).
+      {"confidence", st.p_wrong >= 0 ? json(1.0 - st.p_wrong) : json(nullptr)},
+      {"probe_ms", st.p_wrong >= 0 ? json(st.probe_ms) : json(nullptr)},
       {"time_to_first_token_ms", st.prefill_ms},
       {"total_time_ms", st.total_ms},
       {"prefill_tps", st.prefill_ms > 0 ? st.prompt_tokens / (st.prefill_ms / 1000.0) : 0.0},

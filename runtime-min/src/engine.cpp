@@ -7,6 +7,7 @@
 #include <chrono>
 
 #include "blob.h"
+#include "hidden_capture.h"
 #include "model_state.h"
 #include "sampler.h"
 #include "tokenizer.h"
@@ -43,6 +44,8 @@ struct Engine::Impl {
   std::vector<int32_t> tokens;  // prompt + generated ids; capacity max_seq (+ encode slack) from open()
   std::vector<float> logits;    // vocab floats: the last row of prefill, or decode's output
   StepHook step_hook;           // empty: none
+  bool user_tap = false;        // set_tap installed a hook: generate() does not run the probe
+  std::unique_ptr<HiddenCapture> probe_rows;  // the generated tokens' hidden rows, when a probe is compiled in
 
   // Runs the model over tokens[0..n) from position 0 in prefill_chunk pieces; `out` gets the last row,
   // or all rows when `all`.
@@ -87,6 +90,11 @@ std::unique_ptr<Engine> Engine::finish_open(std::unique_ptr<Impl> impl, std::str
   if (!impl->model) return nullptr;
   impl->sampler = std::make_unique<Sampler>(spec.vocab, SamplerConfig());
   impl->logits.assign(static_cast<size_t>(spec.vocab), 0.0f);
+  if (spec.probe) {
+    if (spec.hidden_layer <= 0) return *err = name + ": the program has a probe but no hidden tap", nullptr;
+    impl->probe_rows = std::make_unique<HiddenCapture>(spec.hidden_tap, spec.dim);
+    impl->probe_rows->reserve(spec.max_seq);
+  }
   // A bundle compiled without a tokenizer still computes logits from token ids.
   if (impl->blob->meta("tokenizer.kind").empty()) return std::unique_ptr<Engine>(new Engine(std::move(impl)));
   impl->tok = make_tokenizer(*impl->blob, err);
@@ -117,6 +125,12 @@ bool Engine::generate(std::string_view prompt, const GenerateConfig& cfg, const 
   const int32_t limit = (cfg.steps <= 0 || cfg.steps > m.spec.max_seq) ? m.spec.max_seq : cfg.steps;
   auto is_stop = [&tok](int32_t t) { return tok.stop_at_bos ? t == tok.bos_id : t == tok.eos_id; };
   m.model->clear_kv();
+  // The probe reads the hidden rows of the generated tokens, unless the caller taps the program itself.
+  HiddenCapture* probe = m.user_tap ? nullptr : m.probe_rows.get();
+  if (probe) {
+    probe->clear();
+    m.model->set_tap(&HiddenCapture::tap_hook, probe);
+  }
   m.sampler->reset(sampler_config(cfg));
   m.stream->reset();
   GenerateStats st;
@@ -142,6 +156,7 @@ bool Engine::generate(std::string_view prompt, const GenerateConfig& cfg, const 
     int32_t token = m.tokens[n - 1];
     while (true) {
       if (m.step_hook) m.step_hook(m.logits.data(), m.spec.vocab);
+      if (probe) probe->on_logits(m.logits.data(), m.spec.vocab);
       const int32_t next = m.sampler->sample(m.logits.data(), m.tokens.data(), static_cast<int32_t>(m.tokens.size()));
       ++pos;
       if (st.generated_tokens == 0) t_first = now_ms();
@@ -156,6 +171,13 @@ bool Engine::generate(std::string_view prompt, const GenerateConfig& cfg, const 
   }
   const std::string_view rest = m.stream->flush();
   if (!rest.empty() && go) on_text(rest, -1);
+  if (probe) {
+    m.model->set_tap(nullptr, nullptr);
+    if (!probe->error().empty()) return *err = probe->error(), false;
+    const double t_probe = now_ms();
+    if (probe->tokens() > 0) st.p_wrong = probe_p_wrong(probe->hidden().data(), probe->tokens());
+    st.probe_ms = now_ms() - t_probe;
+  }
   const double t_end = now_ms();
   st.positions = pos;
   st.prefill_ms = t_first - t0;
@@ -185,7 +207,19 @@ bool Engine::tokenize(std::string_view text, std::vector<int32_t>* ids, std::str
   return impl_->tok->encode(text, impl_->tok->add_bos, ids, err);
 }
 
-void Engine::set_tap(TapFn fn, void* ctx) { impl_->model->set_tap(fn, ctx); }
+void Engine::set_tap(TapFn fn, void* ctx) {
+  impl_->model->set_tap(fn, ctx);
+  impl_->user_tap = fn != nullptr;
+}
+
+float Engine::probe_p_wrong(const float* hidden, int32_t n) {
+  Impl& m = *impl_;
+  if (!m.spec.probe || n < 1) return -1.0f;
+  // The generated entry takes a mutable pointer (EmitC's float*); it only reads the rows.
+  float p = -1.0f;
+  m.spec.probe(m.model->state(), const_cast<float*>(hidden), std::min(n, m.spec.max_seq), &p);
+  return p;
+}
 void Engine::set_step_hook(StepHook hook) { impl_->step_hook = std::move(hook); }
 
 void Engine::set_threads(int32_t threads) { impl_->model->set_threads(threads); }

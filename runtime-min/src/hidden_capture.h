@@ -21,6 +21,10 @@ class HiddenCapture {
   void on_logits(const float* logits, int32_t vocab);
 
   void clear() { hidden_.clear(), entropy_.clear(), seen_ = false; }
+  /// Makes room for `tokens` rows, so that capturing does not allocate.
+  void reserve(int32_t tokens) {
+    hidden_.reserve(static_cast<size_t>(tokens) * cols_), entropy_.reserve(static_cast<size_t>(tokens));
+  }
   int32_t tokens() const { return static_cast<int32_t>(entropy_.size()); }
   const std::vector<float>& hidden() const { return hidden_; }  // tokens() × cols, row-major
   const std::vector<float>& entropy() const { return entropy_; }  // nats, one per token

@@ -154,3 +154,13 @@ module attributes {llm.max_seq = 8 : i64} {
     return %l : tensor<1x16xf32>
   }
 }
+
+// -----
+
+// A probe entry reads hidden rows (float), not token ids.
+module attributes {llm.max_seq = 8 : i64} {
+  // expected-error @+1 {{'func.func' op a probe entry point takes exactly one argument: the hidden rows}}
+  func.func @probe(%t: tensor<8xi32>) attributes {llm.entry = "probe"} {
+    return
+  }
+}

@@ -202,3 +202,19 @@ module attributes {llm.max_seq = 8 : i64} {
     return %l : tensor<1x16xf32>
   }
 }
+
+// -----
+
+// A probe entry: its argument (the hidden rows) is the runtime parameter "hidden"; the head gets its z and score
+// scratch from the arena (max_seq rows) and writes p(wrong) to "p_wrong".
+// CHECK-LABEL: func.func @probe() attributes {llm.entry = "probe"} {
+// CHECK-NEXT: %[[Z:.*]] = kern.alloc : memref<8x4xf32>
+// CHECK-NEXT: %[[S:.*]] = kern.alloc : memref<8xf32>
+// CHECK-NEXT: kern.call %[[Z]], %[[S]] : memref<8x4xf32>, memref<8xf32> {args = [#kern.param<"rows">, #kern.param<"hidden">, #kern.weight<"probe.gamma">, #kern.weight<"probe.beta">, #kern.weight<"probe.w0">, #kern.weight<"probe.b0">, #kern.weight<"probe.query">, #kern.weight<"probe.w1">, #kern.weight<"probe.b1">, #kern.weight<"probe.w2">, #kern.weight<"probe.b2">, #kern.weight<"probe.w3">, #kern.weight<"probe.b3">, 0 : index, 1 : index, #kern.param<"p_wrong">], callee = "probe_head_f32", template_args = [16, 4, 8, 6]}
+// CHECK-NEXT: return
+module attributes {llm.max_seq = 8 : i64} {
+  func.func @probe(%h: tensor<8x16xf32>) -> tensor<1x1xf32> attributes {llm.entry = "probe"} {
+    %p = llm.probe_head %h {prefix = "probe.", h = 4 : i64, m1 = 8 : i64, m2 = 6 : i64} : tensor<8x16xf32> -> tensor<1x1xf32>
+    return %p : tensor<1x1xf32>
+  }
+}

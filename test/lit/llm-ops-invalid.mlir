@@ -150,3 +150,12 @@ func.func @hidden_tap_layer_zero(%x: tensor<1x8xf32>) {
   llm.hidden_tap %x {layer = 0 : i64} : tensor<1x8xf32>
   return
 }
+
+// -----
+
+// The probe head returns one probability.
+func.func @probe_head_shape(%x: tensor<4x8xf32>) -> tensor<1x2xf32> {
+  // expected-error @+1 {{'llm.probe_head' op returns one probability as tensor<1x1xf32>, got 'tensor<1x2xf32>'}}
+  %p = llm.probe_head %x {prefix = "probe.", h = 4 : i64, m1 = 8 : i64, m2 = 6 : i64} : tensor<4x8xf32> -> tensor<1x2xf32>
+  return %p : tensor<1x2xf32>
+}

@@ -38,7 +38,7 @@ LogicalResult AllocOp::verify() {
 }
 
 static const char *const kParamNames[] = {"rows", "pos0", "tokens", "logits", "all_logits",
-                                          "logit_rows", "parallel"};
+                                          "logit_rows", "parallel", "hidden", "p_wrong"};
 
 LogicalResult CallOp::verify() {
   int64_t numBuffers = getBuffers().size();

@@ -95,6 +95,15 @@ LogicalResult HiddenTapOp::verify() {
   return success();
 }
 
+LogicalResult ProbeHeadOp::verify() {
+  if (getH() <= 0 || getM1() <= 0 || getM2() <= 0)
+    return emitOpError("h, m1 and m2 must be positive");
+  auto result = cast<RankedTensorType>(getType());
+  if (result.getDimSize(0) != 1 || result.getDimSize(1) != 1)
+    return emitOpError() << "returns one probability as tensor<1x1xf32>, got " << result;
+  return success();
+}
+
 LogicalResult AttentionOp::verify() {
   int64_t hd = getHeadDimAttr().getInt();
   if (getHeadsAttr().getInt() <= 0 || hd <= 0 || getKvHeadsAttr().getInt() <= 0)

@@ -195,6 +195,27 @@ def Llm_HiddenTapOp : Llm_Op<"hidden_tap"> {
   let hasVerifier = 1;
 }
 
+def Llm_ProbeHeadOp : Llm_Op<"probe_head", [Pure]> {
+  let summary = "The confidence probe: p(the answer is wrong) from the hidden rows of its tokens";
+  let description = [{
+    The body of a `llm.entry = "probe"` function, whose argument holds the hidden-tap rows of
+    the generated tokens (the runtime row count is the number of tokens). Per token: LayerNorm
+    (eps 1e-5, `gamma`/`beta`) → Linear(d→h) + ReLU (`w0`, `b0`) → score q·z/√h (`query`);
+    softmax over the tokens, the weighted sum of z, then Linear(h→m1)+ReLU, Linear(m1→m2)+ReLU,
+    Linear(m2→1) and a sigmoid (docs/probe.md). `prefix` names the blob tensors:
+    `{prefix}gamma`, `beta`, `w0`, `b0`, `query`, `w1`, `b1`, `w2`, `b2`, `w3`, `b3`.
+
+    ```mlir
+    %p = llm.probe_head %h {prefix = "probe.", h = 32 : i64, m1 = 128 : i64, m2 = 64 : i64}
+        : tensor<256x128xf32> -> tensor<1x1xf32>
+    ```
+  }];
+  let arguments = (ins F32Rows:$input, StrAttr:$prefix, I64Attr:$h, I64Attr:$m1, I64Attr:$m2);
+  let results = (outs F32Rows:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 def Llm_LogitsOp : Llm_Op<"logits", [Pure]> {
   let summary = "The output head: vocabulary logits, optionally soft-capped";
   let description = [{

@@ -258,6 +258,18 @@ LogicalResult FunctionLowering::lower(Operation *op) {
         b.create<kern::TapOp>(loc, buffers.lookup(t.getInput()), hiddenTapId(t));
         return success();
       })
+      .Case([&](ProbeHeadOp p) {
+        int64_t maxRows = cast<RankedTensorType>(p.getInput().getType()).getDimSize(0), h = p.getH();
+        Value z = alloc(loc, {maxRows, h}), scores = alloc(loc, {maxRows});
+        SmallVector<Attribute> args = {rows, param("hidden")};
+        for (const char *name : {"gamma", "beta", "w0", "b0", "query", "w1", "b1", "w2", "b2", "w3", "b3"})
+          args.push_back(kern::WeightAttr::get(b.getContext(), (p.getPrefix() + name).str()));
+        args.append({buffer(0), buffer(1), param("p_wrong")});
+        call(loc, "probe_head_f32", {i64(features(p.getInput())), p.getHAttr(), p.getM1Attr(), p.getM2Attr()},
+             {z, scores}, args);
+        logits = p; // the value the entry returns
+        return success();
+      })
       .Case([&](LogitsOp l) {
         int64_t vocab = features(l);
         call(loc, "logits_f32", {i64(features(l.getInput())), i64(vocab)}, buffers.lookup(l.getInput()),
@@ -316,7 +328,8 @@ LogicalResult FunctionLowering::lower(Operation *op) {
       })
       .Case([&](func::ReturnOp r) -> LogicalResult {
         if (r.getNumOperands() != 1 || r.getOperand(0) != logits)
-          return r.emitOpError("an llm entry point must return the result of llm.logits");
+          return r.emitOpError("an llm entry point must return the result of llm.logits (llm.probe_head in a "
+                               "probe entry)");
         return success();
       })
       .Default([&](Operation *other) {
@@ -326,15 +339,21 @@ LogicalResult FunctionLowering::lower(Operation *op) {
 
 LogicalResult FunctionLowering::run() {
   Block &body = fn.getBody().front();
-  auto tokens = fn.getNumArguments() == 1 ? dyn_cast<RankedTensorType>(fn.getArgument(0).getType())
-                                          : RankedTensorType();
-  if (!tokens || tokens.getRank() != 1 || !tokens.getElementType().isInteger(32))
+  auto input = fn.getNumArguments() == 1 ? dyn_cast<RankedTensorType>(fn.getArgument(0).getType())
+                                         : RankedTensorType();
+  auto kind = fn->getAttrOfType<StringAttr>("llm.entry");
+  if (kind && kind.getValue() == "probe") {
+    if (!input || input.getRank() != 2 || !input.getElementType().isF32())
+      return fn.emitOpError("a probe entry point takes exactly one argument: the hidden rows (tensor<Txdxf32>)");
+  } else if (!input || input.getRank() != 1 || !input.getElementType().isInteger(32)) {
     return fn.emitOpError("an llm entry point takes exactly one argument: the token ids (tensor<Txi32>)");
+  }
   SmallVector<Operation *> ops;
   for (Operation &op : body)
     ops.push_back(&op);
   for (Operation *op : ops) {
-    // Every activation operand must come from an op lowered before (the tokens are a parameter).
+    // Every activation operand must come from an op lowered before (the tokens, or a probe's hidden rows, are
+    // a parameter).
     for (Value operand : op->getOperands())
       if (isa<RankedTensorType>(operand.getType()) && operand != fn.getArgument(0) &&
           !buffers.count(operand) && !isa<func::ReturnOp>(op))

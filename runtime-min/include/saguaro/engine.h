@@ -33,6 +33,8 @@ struct GenerateStats {
   double prefill_ms = 0;         // prompt prefill + first sample
   double decode_ms = 0;          // everything after the first sampled token
   double total_ms = 0;
+  float p_wrong = -1;            // the compiled probe's p(the answer is wrong); -1: no probe compiled in
+  double probe_ms = 0;           // time the probe took
 };
 
 /// Receives text that is ready to print (never half a UTF-8 character) and the id of the token that completed it
@@ -66,6 +68,9 @@ class Engine {
   void set_tap(TapFn fn, void* ctx);
   /// Installs (or, with an empty function, removes) the hook generate() calls before sampling each token.
   void set_step_hook(StepHook hook);
+  /// The compiled probe's p(wrong) for n ≥ 1 rows of the hidden tap (n × dim floats); -1 without a probe.
+  /// generate() calls it on the rows of its generated tokens (GenerateStats::p_wrong).
+  float probe_p_wrong(const float* hidden, int32_t n);
   /// Threads the kernels split their work over (0, the default: every hardware thread). Tokens and logits do
   /// not depend on it.
   void set_threads(int32_t threads);

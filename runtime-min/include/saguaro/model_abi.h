@@ -7,6 +7,9 @@ namespace saguaro {
 enum class DType : uint32_t { F32 = 0, F16 = 1, BF16 = 2, I8 = 3, U8 = 4, I32 = 5 };
 /// layout: how the blob must store the tensor (manifest.json's "layout"); null means "row-major".
 struct WeightSpec { const char* name; DType dtype; uint64_t bytes; const char* layout; };
+struct ModelState;
+/// The compiled confidence probe (llm.probe_head): p(wrong) from n ≥ 1 rows of the hidden tap (n × dim floats).
+using ProbeFn = void (*)(const ModelState& s, float* hidden, int32_t n, float* p_wrong);
 struct ModelSpec {
   const char* name;          // model name from the importer
   int32_t vocab, dim, n_layers, max_seq, prefill_chunk;
@@ -16,6 +19,7 @@ struct ModelSpec {
   const WeightSpec* weights; // slot i of ModelState::w must hold a tensor with this name/dtype/bytes/layout
   int32_t hidden_layer;      // > 0: an llm.hidden_tap after this many decoder layers (the probe's input)
   int32_t hidden_tap;        // ... and the kern.tap id it reports under
+  ProbeFn probe;             // null: no probe compiled in (saguaro compile --probe)
 };
 /// Receives the first `rows` rows of a [rows, cols] activation at a `kern.tap` (calibration builds, and the
 /// hidden tap a probe reads).

@@ -18,6 +18,7 @@
 #include "saguaro/kernels/generic/elementwise.h"
 #include "saguaro/kernels/generic/embed.h"
 #include "saguaro/kernels/generic/matmul.h"
+#include "saguaro/kernels/generic/probe.h"
 #include "saguaro/kernels/generic/rmsnorm.h"
 #include "saguaro/kernels/generic/rope.h"
 
@@ -118,6 +119,8 @@ using generic::rmsnorm_f32;
 using generic::rope_f32;
 using generic::softcap_f32;
 #endif
+// One version everywhere: the probe head runs once per answer (generic/probe.h).
+using generic::probe_head_f32;
 
 /// CQ output projection on int8 activations, over the selected cq_matmul_i8: all rows of xq when `all`, else only
 /// the last row into y[0..N).
