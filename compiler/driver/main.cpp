@@ -19,6 +19,7 @@
 #include "compiler/driver/BundleCache.h"
 #include "compiler/driver/Calibrate.h"
 #include "compiler/driver/Compile.h"
+#include "compiler/driver/Complete.h"
 #include "compiler/driver/Eval.h"
 #include "compiler/driver/Features.h"
 #include "compiler/driver/Inspect.h"
@@ -65,6 +66,9 @@ const char *kUsage = R"(usage:
   saguaro eval MODEL --text FILE [--tokenizer FILE] [--bits 4,3,2] [--method cq,gptq,rtn-asym,rtn-sym]
                   [--calibration FILE [--damp F]] [--bpw B] [--tasks FILE] [--score-after MARKER] [--max-tokens N]
                   [--json]
+  saguaro complete MODEL_OR_BUNDLE --messages JSON_OR_FILE [--options JSON_OR_FILE] [--task TAG]
+                  (local answer, then the cloud handoff policy: docs/handoff.md)
+  saguaro auth openai|anthropic|gemini [--key-file FILE]   (reads the key from standard input by default)
   saguaro probe collect MODEL_OR_BUNDLE --tasks FILE -o DATA [--max-new N] [--hidden-tap LAYER|auto] [--bits B]
   saguaro probe train DATA -o PROBE [--seed S]    (all options: docs/probe.md)
   saguaro probe eval PROBE DATA [--json] [--cloud-accuracy A]
@@ -466,6 +470,36 @@ int cmdSynth(int argc, char **argv) {
     return fail(llvm::toString(std::move(e)));
   return 0;
 }
+/// `saguaro complete MODEL_OR_BUNDLE --messages JSON_OR_FILE [--options JSON_OR_FILE] [--task TAG]`.
+int cmdComplete(int argc, char **argv) {
+  auto a = parseArgs(argc, argv, withCompileFlags({"--messages", "--options", "--task"}));
+  if (!a)
+    return fail(llvm::toString(a.takeError()));
+  if (!a->flags.count("--messages"))
+    return fail("complete needs MODEL_OR_BUNDLE and --messages JSON_OR_FILE");
+  auto bundle = bundleFor(*a);
+  if (!bundle)
+    return fail(llvm::toString(bundle.takeError()));
+  CompleteOptions o;
+  o.bundle = *bundle;
+  o.messages = a->flags.at("--messages");
+  if (a->flags.count("--options"))
+    o.options = a->flags.at("--options");
+  if (a->flags.count("--task"))
+    o.task = a->flags.at("--task");
+  if (a->flags.count("--threads"))
+    o.threads = a->flags.at("--threads");
+  return runComplete(o);
+}
+
+/// `saguaro auth PROVIDER [--key-file FILE]` (the key from FILE or standard input, never the command line).
+int cmdAuth(int argc, char **argv) {
+  auto a = parseArgs(argc, argv, {"--key-file"});
+  if (!a)
+    return fail(llvm::toString(a.takeError()));
+  return runAuth(a->positional, a->flags.count("--key-file") ? a->flags.at("--key-file") : "-");
+}
+
 /// `saguaro probe collect MODEL_OR_BUNDLE --tasks FILE -o DATA`; the other probe commands are probe_main's.
 int cmdProbe(int argc, char **argv) {
   if (argc < 3 || std::string(argv[2]) != "collect")
@@ -535,6 +569,10 @@ int main(int argc, char **argv) {
     return cmdSynth(argc, argv);
   if (cmd == "probe")
     return cmdProbe(argc, argv);
+  if (cmd == "complete")
+    return cmdComplete(argc, argv);
+  if (cmd == "auth")
+    return cmdAuth(argc, argv);
   if (cmd == "features" && argc >= 3 && std::string(argv[2]) == "audio")
     return runFeaturesAudio(argc, argv);
   if (cmd == "features" && argc >= 3 && std::string(argv[2]) == "image")

@@ -2,6 +2,7 @@
 #include "saguaro/bundle_main.h"
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -18,6 +19,7 @@
 #include "npy_writer.h"
 #include "process_stats.h"
 #include "saguaro/engine.h"
+#include "saguaro/saguaro.h"
 
 namespace saguaro {
 namespace {
@@ -26,7 +28,7 @@ const char* const kUsage =
     "usage: saguaro_bundle BUNDLE -p PROMPT [-n STEPS] [-t TEMP] [--seed S] [--top-k K] [--top-p P] [--min-p P] "
     "[--repetition-penalty R] | saguaro_bundle BUNDLE --logits IDS_FILE -o OUT.npy | "
     "saguaro_bundle BUNDLE --gram IDS_FILE -o DIR | saguaro_bundle BUNDLE --capture PROMPTS_FILE -o DIR [--max-new N] | "
-    "saguaro_bundle BUNDLE --bench -o OUT.json; "
+    "saguaro_bundle BUNDLE --complete MESSAGES_FILE [--options OPTIONS_FILE] | saguaro_bundle BUNDLE --bench -o OUT.json; "
     "every mode takes --threads N (0, the default: every hardware thread)";
 
 int fail(const std::string& msg) {
@@ -53,7 +55,7 @@ bool parse_float(const std::string& s, double lo, double hi, double* out) {
 }
 
 struct Args {
-  std::string bundle, prompt, ids_file, gram_file, capture_file, out_file;
+  std::string bundle, prompt, ids_file, gram_file, capture_file, complete_file, options_file, out_file;
   bool has_prompt = false;  // without -p the prompt is empty, as in run.c
   bool bench = false;
   int32_t threads = 0;
@@ -87,6 +89,10 @@ bool parse_args(int argc, char** argv, Args* a, std::string* err) {
       a->gram_file = v;
     } else if (flag == "--capture") {
       a->capture_file = v;
+    } else if (flag == "--complete") {
+      a->complete_file = v;
+    } else if (flag == "--options") {
+      a->options_file = v;
     } else if (flag == "-o") {
       a->out_file = v;
     } else if (flag == "-n") {
@@ -120,10 +126,12 @@ bool parse_args(int argc, char** argv, Args* a, std::string* err) {
       return *err = "unknown option " + flag + "; " + kUsage, false;
     }
   }
-  const int modes = a->has_prompt + !a->ids_file.empty() + !a->gram_file.empty() + !a->capture_file.empty() + a->bench;
-  if (modes > 1) return *err = "-p, --logits, --gram, --capture and --bench exclude each other", false;
-  if ((modes == 0 || a->has_prompt) != a->out_file.empty())
+  const int modes = a->has_prompt + !a->ids_file.empty() + !a->gram_file.empty() + !a->capture_file.empty() +
+                    !a->complete_file.empty() + a->bench;
+  if (modes > 1) return *err = "-p, --logits, --gram, --capture, --complete and --bench exclude each other", false;
+  if ((modes == 0 || a->has_prompt || !a->complete_file.empty()) != a->out_file.empty())
     return *err = "-o goes with --logits, --gram, --capture or --bench", false;
+  if (!a->options_file.empty() && a->complete_file.empty()) return *err = "--options goes with --complete", false;
   if (!a->has_seed) a->cfg.seed = static_cast<uint64_t>(std::time(nullptr));  // run.c: seed 0 → time
   return true;
 }
@@ -220,11 +228,17 @@ int run_capture(Engine& engine, const Args& a) {
       text.append(piece);
       return text.find('\n') == std::string::npos;
     };
-    if (!engine.generate(prompt, cfg, collect, nullptr, &err)) return fail(a.capture_file + ": " + err);
+    GenerateStats st;
+    if (!engine.generate(prompt, cfg, collect, &st, &err)) return fail(a.capture_file + ": " + err);
     if (!capture.error().empty()) return fail(a.bundle + ": " + capture.error());
     text = text.substr(0, text.find('\n'));
     nlohmann::json line = {{"answer", text}, {"tokens", capture.tokens()}, {"entropy", capture.entropy()}};
-    if (spec.probe) line["p_wrong"] = engine.probe_p_wrong(capture.hidden().data(), capture.tokens());
+    line["generate_ms"] = st.total_ms;
+    if (spec.probe) {
+      const auto t0 = std::chrono::steady_clock::now();
+      line["p_wrong"] = engine.probe_p_wrong(capture.hidden().data(), capture.tokens());
+      line["probe_ms"] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    }
     answers << line.dump() << "\n";
     hidden.write(reinterpret_cast<const char*>(capture.hidden().data()),
                  static_cast<std::streamsize>(capture.hidden().size() * sizeof(float)));
@@ -233,6 +247,34 @@ int run_capture(Engine& engine, const Args& a) {
   engine.set_step_hook(nullptr);
   answers.close(), hidden.close();
   if (!answers || !hidden) return fail(a.out_file + ": write failed");
+  return 0;
+}
+
+// Reads a whole file; false + "PATH: cannot read" on failure.
+bool read_file(const std::string& path, std::string* text, std::string* err) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return *err = path + ": cannot read", false;
+  std::ostringstream s;
+  s << in.rdbuf();
+  *text = s.str();
+  return true;
+}
+
+// saguaro_complete on the messages (and options) files; prints the response JSON. `saguaro complete` runs this
+// for the local answer and its confidence, then applies the cloud handoff policy (docs/handoff.md).
+int run_complete(const Args& a) {
+  std::string messages, options, err;
+  if (!read_file(a.complete_file, &messages, &err)) return fail(err);
+  if (!a.options_file.empty() && !read_file(a.options_file, &options, &err)) return fail(err);
+  saguaro_model_t model = saguaro_init(a.bundle.c_str());
+  if (!model) return fail(saguaro_last_error());
+  std::vector<char> out(1 << 20);
+  const int n = saguaro_complete(model, messages.c_str(), options.empty() ? nullptr : options.c_str(), out.data(),
+                                 out.size(), nullptr, nullptr);
+  const std::string problem = n < 0 ? saguaro_last_error() : "";
+  saguaro_destroy(model);
+  if (n < 0) return fail(a.complete_file + ": " + problem);
+  std::printf("%s\n", out.data());
   return 0;
 }
 
@@ -263,6 +305,7 @@ int bundle_main(int argc, char** argv) {
     std::string err;
     if (!parse_args(argc, argv, &a, &err)) return fail(err);
     if (a.bench) return run_bench(a.bundle, a.out_file, a.threads);
+    if (!a.complete_file.empty()) return run_complete(a);
     std::unique_ptr<Engine> engine = Engine::open(a.bundle, &err);
     if (!engine) return fail(err);
     engine->set_threads(a.threads);

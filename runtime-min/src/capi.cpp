@@ -1,6 +1,7 @@
 // C API: JSON in (messages, options), JSON out (response + statistics), on top of saguaro::Engine.
 #include "saguaro/saguaro.h"
 
+#include <cmath>
 #include <cstring>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -10,6 +11,7 @@
 
 #include "blob.h"
 #include "chat_template.h"
+#include "hidden_capture.h"
 #include "process_stats.h"
 #include "saguaro/engine.h"
 
@@ -168,8 +170,23 @@ int complete(saguaro_model* model, const char* messages_json, const char* option
     text.resize(cut);
     return false;
   };
+  // Without a compiled probe the confidence falls back to the token entropy: exp(−mean entropy in nats) of the
+  // distributions the answer's tokens were sampled from (1 when the model was certain of every token).
+  saguaro::Engine& engine = *model->engine;
+  const bool probe = engine.spec().probe != nullptr;
+  double entropy_sum = 0;
+  int32_t entropy_tokens = 0;
+  if (!probe)
+    engine.set_step_hook([&](const float* logits, int32_t vocab) {
+      entropy_sum += saguaro::softmax_entropy(logits, vocab), ++entropy_tokens;
+    });
   saguaro::GenerateStats st;
-  if (!model->engine->generate(req.prompt, req.cfg, on_text, &st, &err)) return fail(err, out_json, out_size);
+  const bool ok = engine.generate(req.prompt, req.cfg, on_text, &st, &err);
+  if (!probe) engine.set_step_hook(nullptr);
+  if (!ok) return fail(err, out_json, out_size);
+  json confidence = nullptr;
+  if (probe && st.p_wrong >= 0) confidence = 1.0 - st.p_wrong;
+  if (!probe && entropy_tokens > 0) confidence = std::exp(-entropy_sum / entropy_tokens);
 
   const double decode_s = st.decode_ms / 1000.0;
   const json resp{
@@ -177,9 +194,9 @@ int complete(saguaro_model* model, const char* messages_json, const char* option
       {"error", nullptr},
       {"response", text},
       {"cloud_handoff", false},
-      // 1 − the compiled probe's p(wrong) over the generated tokens; null without a probe (compile --probe).
-      {"confidence", st.p_wrong >= 0 ? json(1.0 - st.p_wrong) : json(nullptr)},
-      {"probe_ms", st.p_wrong >= 0 ? json(st.probe_ms) : json(nullptr)},
+      {"confidence", confidence},
+      {"confidence_source", probe ? "probe" : "entropy"},
+      {"probe_ms", probe ? json(st.probe_ms) : json(nullptr)},
       {"time_to_first_token_ms", st.prefill_ms},
       {"total_time_ms", st.total_ms},
       {"prefill_tps", st.prefill_ms > 0 ? st.prompt_tokens / (st.prefill_ms / 1000.0) : 0.0},

@@ -61,7 +61,12 @@ def main():
     out = os.path.join(w, "capture")
     os.makedirs(out)
     common.run([exe, os.path.join(bundle, "weights.sgw"), "--capture", prompts, "-o", out, "--max-new", "8"], args)
-    compiled = [json.loads(line)["p_wrong"] for line in open(os.path.join(out, "answers.jsonl"))]
+    answers = [json.loads(line) for line in open(os.path.join(out, "answers.jsonl"))]
+    compiled = [a["p_wrong"] for a in answers]
+    # Reported, not asserted (tests never assert wall-clock times): the probe's cost beside the generation.
+    probe_ms, generate_ms = sum(a["probe_ms"] for a in answers), sum(a["generate_ms"] for a in answers)
+    print(f"measured: probe {probe_ms / len(answers) * 1000:.1f} us per answer, {100 * probe_ms / generate_ms:.2f} % "
+          f"of the generation time ({generate_ms / len(answers):.2f} ms per answer)")
 
     ref = probe_reference.read_probe(probe)
     samples = probe_reference.read_data(data)["samples"]

@@ -16,7 +16,9 @@ saguaro_model_t saguaro_init(const char* bundle_path);
 
 /* Runs a chat completion. messages_json: OpenAI-style [{"role","content"}]; options_json: NULL or an object with
  * max_tokens, temperature, top_k, top_p, min_p, repetition_penalty, seed, stop. Writes the response JSON
- * (NUL-terminated) to out_json. token_callback (may be NULL) receives each piece of text as it is generated.
+ * (NUL-terminated) to out_json; its "confidence" is 1 − the compiled probe's p(wrong) ("confidence_source":
+ * "probe"), or without a probe exp(−mean token entropy) ("entropy"). The cloud handoff is not inside bundles yet:
+ * `saguaro complete` adds it (docs/handoff.md). token_callback (may be NULL) receives each piece of text as it is generated.
  * Returns the response length in bytes, or -1 on error (out_json then holds an error response when it fits). */
 int saguaro_complete(saguaro_model_t model, const char* messages_json, const char* options_json, char* out_json,
                      size_t out_size,

@@ -1,0 +1,156 @@
+//===- Complete.cpp - `saguaro complete` and `saguaro auth` ---------------------------===//
+//
+// `complete` gets the local answer and its confidence from the bundle's own program (`--complete`, which calls
+// saguaro_complete: the compiled probe, or the token entropy without one), then applies the cloud handoff policy
+// of handoff/ (hybrid_complete_json) and prints the response JSON. Compiled with exceptions (the handoff library
+// and nlohmann::json use them); nothing escapes this file.
+//
+//===------------------------------------------------------------------------------------===//
+#include "compiler/driver/Complete.h"
+
+#include "compiler/driver/BundleCache.h"
+#include "compiler/driver/ProgramRun.h"
+#include "saguaro/handoff/credentials.h"
+#include "saguaro/handoff/error.h"
+#include "saguaro/handoff/hybrid_complete.h"
+#include "saguaro/handoff/options.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+using nlohmann::json;
+
+namespace {
+/// Options saguaro_complete (the local generation) takes; every other key belongs to the handoff policy.
+const char *const kLocalOptions[] = {"max_tokens", "temperature", "top_k", "top_p", "min_p", "repetition_penalty",
+                                     "seed", "stop"};
+
+/// `text` is JSON, or the path of a file holding it; `what` names the flag in errors.
+bool readJsonArgument(const std::string &text, const std::string &what, json &out, std::string &error) {
+  std::string body = text, source = what;
+  if (llvm::sys::fs::is_regular_file(text)) {
+    std::ifstream in(text);
+    std::ostringstream s;
+    s << in.rdbuf();
+    body = s.str(), source = text;
+  }
+  out = json::parse(body, nullptr, false);
+  if (out.is_discarded())
+    return error = source + ": not JSON (pass JSON text or the path of a JSON file)", false;
+  return true;
+}
+
+bool writeFile(const std::string &path, const std::string &text) {
+  std::ofstream out(path);
+  out << text;
+  return static_cast<bool>(out);
+}
+} // namespace
+
+int saguaro::runComplete(const CompleteOptions &o) {
+  try {
+    json messages, options = json::object();
+    std::string error;
+    if (!readJsonArgument(o.messages, "--messages", messages, error) ||
+        (!o.options.empty() && !readJsonArgument(o.options, "--options", options, error))) {
+      llvm::errs() << "saguaro: " << error << "\n";
+      return 1;
+    }
+    if (!messages.is_array() || messages.empty() || !options.is_object()) {
+      llvm::errs() << "saguaro: --messages must be a non-empty JSON array and --options a JSON object\n";
+      return 1;
+    }
+    json local = json::object(), policy = json::object();
+    for (const auto &[key, value] : options.items()) {
+      bool isLocal = false;
+      for (const char *k : kLocalOptions)
+        isLocal = isLocal || key == k;
+      (isLocal ? local : policy)[key] = value;
+    }
+    handoff::parse_options(policy); // a bad option is the caller's error, reported before anything runs
+
+    auto exe = buildBundle(o.bundle);
+    if (!exe) {
+      llvm::errs() << "saguaro: " << llvm::toString(exe.takeError()) << "\n";
+      return 1;
+    }
+    llvm::SmallString<128> work;
+    if (std::error_code ec = llvm::sys::fs::createUniqueDirectory("saguaro-complete", work)) {
+      llvm::errs() << "saguaro: cannot create a work directory: " << ec.message() << "\n";
+      return 1;
+    }
+    std::string dir = work.str().str();
+    auto cleanup = llvm::make_scope_exit([&] { llvm::sys::fs::remove_directories(dir); });
+    std::string msgs = dir + "/messages.json", opts = dir + "/options.json", out = dir + "/response.json",
+                log = dir + "/log.txt", blob = o.bundle + "/weights.sgw";
+    if (!writeFile(msgs, messages.dump()) || !writeFile(opts, local.dump())) {
+      llvm::errs() << "saguaro: " << dir << ": cannot write\n";
+      return 1;
+    }
+
+    // The local answer: computed before the policy decides, whatever it decides.
+    auto generateLocal = [&]() -> handoff::LocalAnswer {
+      std::string runError;
+      if (runRedirected(*exe, {*exe, blob, "--complete", msgs, "--options", opts, "--threads", o.threads}, out, log,
+                        &runError) != 0) {
+        std::string said = readLog(log);
+        throw handoff::HandoffError(said.empty() ? runError : said.substr(0, said.find('\n')));
+      }
+      std::ifstream in(out);
+      json r = json::parse(in, nullptr, false);
+      if (r.is_discarded() || !r.value("success", false))
+        throw handoff::HandoffError(o.bundle + ": the bundle program gave no response");
+      local = r;
+      handoff::LocalAnswer answer;
+      answer.text = r.value("response", "");
+      answer.confidence = r["confidence"].is_number() ? r["confidence"].get<double>() : 0.0;
+      return answer;
+    };
+    handoff::HybridHooks hooks;
+    hooks.task_tag = o.task;
+    json response = handoff::hybrid_complete_json(messages, policy, generateLocal, hooks);
+    response["confidence_source"] = local.value("confidence_source", "entropy");
+    for (const char *k : {"prefill_tokens", "decode_tokens", "prefill_tps", "decode_tps", "probe_ms"})
+      if (local.contains(k))
+        response["local"][k] = local[k];
+    std::cout << response.dump(2) << "\n";
+    return 0;
+  } catch (const std::exception &e) {
+    llvm::errs() << "saguaro: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+int saguaro::runAuth(const std::string &provider, const std::string &keyFile) {
+  try {
+    std::string key;
+    if (keyFile == "-") {
+      std::getline(std::cin, key);
+    } else {
+      std::ifstream in(keyFile);
+      if (!in) {
+        llvm::errs() << "saguaro: " << keyFile << ": cannot read\n";
+        return 1;
+      }
+      std::getline(in, key);
+    }
+    while (!key.empty() && (key.back() == '\r' || key.back() == ' '))
+      key.pop_back();
+    if (key.empty()) {
+      llvm::errs() << "saguaro: " << (keyFile == "-" ? "standard input" : keyFile) << ": no key\n";
+      return 1;
+    }
+    handoff::store_api_key(provider, key);
+    llvm::errs() << "saguaro: stored the " << provider << " key in "
+                 << handoff::credentials_file_path(handoff::process_environment()) << " (mode 0600)\n";
+    return 0;
+  } catch (const std::exception &e) {
+    llvm::errs() << "saguaro: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -1,0 +1,53 @@
+// An OpenAI-compatible chat server (POST /v1/chat/completions, streaming or not; GET /v1/models) over any text
+// generator. `saguaro serve` wraps a compiled bundle with it; tests use it as the "cloud".
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "saguaro/handoff/message.h"
+
+namespace saguaro::handoff {
+
+struct GenerationRequest {
+  std::vector<Message> messages;
+  long long max_tokens = 256;
+  double temperature = 1.0;
+};
+
+struct GenerationResult {
+  std::string text;
+  long long prompt_tokens = 0;
+  long long completion_tokens = 0;
+  std::string finish_reason = "stop";  // stop | length
+};
+
+// Called with each generated piece of text; returns false when the client went away and generation should stop.
+using TokenCallback = std::function<bool(const std::string& piece)>;
+using Generator = std::function<GenerationResult(const GenerationRequest& request, const TokenCallback& on_token)>;
+
+class ChatServer {
+ public:
+  // The generator is called under a mutex: one generation at a time, while connections are served concurrently.
+  ChatServer(std::string model_id, Generator generator);
+  ~ChatServer();
+  ChatServer(const ChatServer&) = delete;
+  ChatServer& operator=(const ChatServer&) = delete;
+
+  // Binds host:port (port 0 = any free port) and returns the bound port. Throws HandoffError on failure.
+  int bind(const std::string& host, int port);
+  // Serves until stop(); blocks. Call bind() first.
+  void serve();
+  // Starts serve() on a background thread and returns once the server accepts connections; throws HandoffError
+  // when it cannot start.
+  void serve_in_background();
+  void stop();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace saguaro::handoff

@@ -1,0 +1,45 @@
+// Chat messages as the engine and the server see them, and the privacy filter applied before anything leaves the
+// device.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace saguaro::handoff {
+
+enum class AttachmentKind { Image, Audio };
+
+// A base64 media part of a message; sent to a provider only when the privacy switches allow it.
+struct Attachment {
+  AttachmentKind kind = AttachmentKind::Image;
+  std::string mime_type;  // e.g. image/png, audio/wav
+  std::string base64_data;
+};
+
+struct Message {
+  std::string role;  // system | user | assistant
+  std::string content;
+  std::vector<Attachment> attachments;
+};
+
+// Parses the OpenAI message shape: [{"role": ..., "content": "text" | [parts]}], where a part is
+// {"type":"text","text":...}, {"type":"image_url","image_url":{"url":"data:<mime>;base64,<data>"}} or
+// {"type":"input_audio","input_audio":{"data":<base64>,"format":"wav"|"mp3"}}.
+// Throws HandoffError naming the offending message index and field.
+std::vector<Message> messages_from_json(const nlohmann::json& messages);
+
+// The messages with media parts the user did not allow removed, and how many were removed of each kind.
+struct PrivacyFiltered {
+  std::vector<Message> messages;
+  int dropped_images = 0;
+  int dropped_audio = 0;
+};
+PrivacyFiltered apply_privacy_switches(const std::vector<Message>& messages, bool send_images, bool send_audio);
+
+// Rough prompt size used to reserve spend before the provider reports real usage (about 4 bytes per token,
+// rounded up, plus a per-message overhead, so the estimate errs high).
+long long estimate_prompt_tokens(const std::vector<Message>& messages);
+
+}  // namespace saguaro::handoff

@@ -1,0 +1,236 @@
+#include "saguaro/handoff/chat_server.h"
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+
+#include "saguaro/handoff/error.h"
+
+namespace saguaro::handoff {
+namespace {
+
+using nlohmann::json;
+
+// OpenAI's error envelope, so client SDKs surface the message instead of a parse failure.
+void send_error(httplib::Response& res, int status, const std::string& message, const char* type,
+                const std::string& param = "") {
+  json error = {{"message", message}, {"type", type}, {"param", param.empty() ? json(nullptr) : json(param)},
+                {"code", nullptr}};
+  res.status = status;
+  res.set_content(json{{"error", error}}.dump(), "application/json");
+}
+
+struct BadRequest {
+  std::string message;
+  std::string param;
+};
+
+long long unix_seconds() {
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+// Validates the fields this server uses; fields it does not use (top_p, user, ...) are ignored, as OpenAI-compatible
+// servers commonly do, because client SDKs send them unasked.
+GenerationRequest parse_chat_request(const json& body, bool* stream, bool* include_usage) {
+  if (!body.is_object()) throw BadRequest{"request body must be a JSON object", ""};
+  if (!body.contains("messages")) throw BadRequest{"messages is required", "messages"};
+  GenerationRequest request;
+  try {
+    request.messages = messages_from_json(body["messages"]);
+  } catch (const HandoffError& e) {
+    throw BadRequest{e.what(), "messages"};
+  }
+  for (const char* key : {"max_tokens", "max_completion_tokens"}) {
+    if (!body.contains(key) || body[key].is_null()) continue;
+    if (!body[key].is_number_integer() || body[key].get<long long>() < 1) {
+      throw BadRequest{std::string(key) + " must be a positive integer", key};
+    }
+    request.max_tokens = body[key].get<long long>();
+  }
+  if (body.contains("temperature") && !body["temperature"].is_null()) {
+    if (!body["temperature"].is_number() || body["temperature"].get<double>() < 0 ||
+        body["temperature"].get<double>() > 2) {
+      throw BadRequest{"temperature must be a number from 0 to 2", "temperature"};
+    }
+    request.temperature = body["temperature"].get<double>();
+  }
+  if (body.contains("n") && !body["n"].is_null() && body["n"] != 1) throw BadRequest{"only n = 1 is supported", "n"};
+  if (body.contains("model") && !body["model"].is_string()) throw BadRequest{"model must be a string", "model"};
+  *stream = false;
+  if (body.contains("stream") && !body["stream"].is_null()) {
+    if (!body["stream"].is_boolean()) throw BadRequest{"stream must be true or false", "stream"};
+    *stream = body["stream"].get<bool>();
+  }
+  *include_usage = body.contains("stream_options") && body["stream_options"].is_object() &&
+                   body["stream_options"].value("include_usage", false) == true;
+  return request;
+}
+
+json usage_json(const GenerationResult& r) {
+  return {{"prompt_tokens", r.prompt_tokens},
+          {"completion_tokens", r.completion_tokens},
+          {"total_tokens", r.prompt_tokens + r.completion_tokens}};
+}
+
+}  // namespace
+
+struct ChatServer::Impl {
+  std::string model_id;
+  Generator generator;
+  std::mutex generator_mutex;  // the generator (one model, one KV cache) runs one request at a time
+  std::atomic<unsigned long long> next_id{1};
+  httplib::Server server;
+  std::thread background;
+  long long created = unix_seconds();
+
+  std::string new_completion_id() { return "chatcmpl-saguaro-" + std::to_string(next_id++); }
+
+  json chunk(const std::string& id, long long ts, const json& delta, const json& finish_reason) const {
+    return {{"id", id},
+            {"object", "chat.completion.chunk"},
+            {"created", ts},
+            {"model", model_id},
+            {"choices", json::array({{{"index", 0}, {"delta", delta}, {"finish_reason", finish_reason}}})}};
+  }
+
+  void handle_completion(const httplib::Request& req, httplib::Response& res) {
+    json body = json::parse(req.body, nullptr, false);
+    if (body.is_discarded()) return send_error(res, 400, "request body is not valid JSON", "invalid_request_error");
+    bool stream = false, include_usage = false;
+    GenerationRequest request;
+    try {
+      request = parse_chat_request(body, &stream, &include_usage);
+    } catch (const BadRequest& bad) {
+      return send_error(res, 400, bad.message, "invalid_request_error", bad.param);
+    }
+    if (stream) return stream_completion(std::move(request), include_usage, res);
+
+    GenerationResult result;
+    {
+      std::lock_guard<std::mutex> lock(generator_mutex);
+      result = generator(request, [](const std::string&) { return true; });
+    }
+    json message = {{"role", "assistant"}, {"content", result.text}};
+    json choice = {{"index", 0}, {"message", message}, {"finish_reason", result.finish_reason}};
+    json response = {{"id", new_completion_id()}, {"object", "chat.completion"}, {"created", unix_seconds()},
+                     {"model", model_id}, {"choices", json::array({choice})}, {"usage", usage_json(result)}};
+    res.set_content(response.dump(), "application/json");
+  }
+
+  // Server-sent events in OpenAI's chunk format: a role delta, content deltas, a finish chunk, an optional usage
+  // chunk, then [DONE]. The generator runs inside the content provider so each piece goes out as it is made.
+  void stream_completion(GenerationRequest request, bool include_usage, httplib::Response& res) {
+    const std::string id = new_completion_id();
+    const long long ts = unix_seconds();
+    res.set_header("Cache-Control", "no-cache");
+    res.set_chunked_content_provider(
+        "text/event-stream",
+        [this, request = std::move(request), include_usage, id, ts](size_t, httplib::DataSink& sink) {
+          auto send = [&sink](const json& event) {
+            const std::string line = "data: " + event.dump() + "\n\n";
+            return sink.write(line.data(), line.size());
+          };
+          bool client_alive = send(chunk(id, ts, {{"role", "assistant"}, {"content", ""}}, nullptr));
+          GenerationResult result;
+          try {
+            std::lock_guard<std::mutex> lock(generator_mutex);
+            result = generator(request, [&](const std::string& piece) {
+              client_alive = client_alive && send(chunk(id, ts, {{"content", piece}}, nullptr));
+              return client_alive;
+            });
+          } catch (const std::exception& e) {
+            // Headers are already sent; an error event is the only way left to tell the client.
+            send(json{{"error", {{"message", std::string("generation failed: ") + e.what()}, {"type", "server_error"}}}});
+            sink.done();
+            return true;
+          }
+          if (!client_alive) return false;
+          send(chunk(id, ts, json::object(), result.finish_reason));
+          if (include_usage) {
+            json usage_chunk = chunk(id, ts, json::object(), nullptr);
+            usage_chunk["choices"] = json::array();
+            usage_chunk["usage"] = usage_json(result);
+            send(usage_chunk);
+          }
+          const std::string done = "data: [DONE]\n\n";
+          sink.write(done.data(), done.size());
+          sink.done();
+          return true;
+        });
+  }
+
+  void handle_models(httplib::Response& res) const {
+    json model = {{"id", model_id}, {"object", "model"}, {"created", created}, {"owned_by", "saguaro"}};
+    res.set_content(json{{"object", "list"}, {"data", json::array({model})}}.dump(), "application/json");
+  }
+};
+
+ChatServer::ChatServer(std::string model_id, Generator generator) : impl_(std::make_unique<Impl>()) {
+  impl_->model_id = std::move(model_id);
+  impl_->generator = std::move(generator);
+  Impl* impl = impl_.get();
+  // Enough workers that 8 clients holding keep-alive connections do not starve a ninth.
+  impl->server.new_task_queue = [] { return new httplib::ThreadPool(16); };
+  impl->server.set_payload_max_length(32u << 20);
+  impl->server.Post("/v1/chat/completions",
+                    [impl](const httplib::Request& req, httplib::Response& res) { impl->handle_completion(req, res); });
+  impl->server.Get("/v1/models", [impl](const httplib::Request&, httplib::Response& res) { impl->handle_models(res); });
+  impl->server.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
+    std::string what = "internal error";
+    try {
+      if (ep) std::rethrow_exception(ep);
+    } catch (const std::exception& e) {
+      what = e.what();
+    } catch (...) {
+    }
+    send_error(res, 500, "generation failed: " + what, "server_error");
+  });
+  // Unknown paths and methods get the same JSON envelope as everything else.
+  impl->server.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
+    if (!res.body.empty()) return;
+    const int status = res.status;
+    send_error(res, status, "no route for " + req.method + " " + req.path,
+               status == 404 ? "not_found_error" : "invalid_request_error");
+  });
+}
+
+ChatServer::~ChatServer() { stop(); }
+
+int ChatServer::bind(const std::string& host, int port) {
+  if (port == 0) {
+    const int bound = impl_->server.bind_to_any_port(host);
+    if (bound <= 0) throw HandoffError("cannot bind a port on " + host);
+    return bound;
+  }
+  if (!impl_->server.bind_to_port(host, port)) {
+    throw HandoffError("cannot bind " + host + ":" + std::to_string(port) + " (in use, or not permitted)");
+  }
+  return port;
+}
+
+void ChatServer::serve() { impl_->server.listen_after_bind(); }
+
+void ChatServer::serve_in_background() {
+  auto finished = std::make_shared<std::atomic<bool>>(false);
+  impl_->background = std::thread([this, finished] {
+    serve();
+    *finished = true;
+  });
+  // listen_after_bind returns at once when the socket is unusable; do not wait for a server that never runs.
+  while (!impl_->server.is_running()) {
+    if (*finished) throw HandoffError("chat server stopped before accepting connections (call bind() first)");
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
+void ChatServer::stop() {
+  impl_->server.stop();
+  if (impl_->background.joinable()) impl_->background.join();
+}
+
+}  // namespace saguaro::handoff

@@ -1,0 +1,221 @@
+// Acceptance 5 of issue 7: 1000 sequential and 8 concurrent clients with no error, 400 + JSON for malformed
+// requests, streaming chunks that parse. The client is cpp-httplib's, independent of the server code.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <sstream>
+#include <thread>
+
+#include <httplib.h>
+
+#include "saguaro/handoff/chat_server.h"
+
+namespace saguaro::handoff {
+namespace {
+
+using nlohmann::json;
+
+// Echoes the last user message word by word; counts overlapping calls to prove the server serializes them.
+class FakeGenerator {
+ public:
+  GenerationResult operator()(const GenerationRequest& req, const TokenCallback& on_token) {
+    const int inside = ++active_;
+    max_active_ = std::max(max_active_.load(), inside);
+    std::istringstream words(req.messages.back().content);
+    std::string word, text;
+    long long n = 0;
+    while (words >> word && n < req.max_tokens) {
+      const std::string piece = (n ? " " : "") + word;
+      text += piece;
+      ++n;
+      if (!on_token(piece)) break;
+    }
+    ++calls_;
+    --active_;
+    return {text, static_cast<long long>(req.messages.size()) * 3, n, n == req.max_tokens ? "length" : "stop"};
+  }
+  int max_active() const { return max_active_; }
+  int calls() const { return calls_; }
+
+ private:
+  std::atomic<int> active_{0}, max_active_{0}, calls_{0};
+};
+
+class ChatServerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    server_ = std::make_unique<ChatServer>("tiny-cloud", [this](const GenerationRequest& r, const TokenCallback& t) {
+      return generator_(r, t);
+    });
+    port_ = server_->bind("127.0.0.1", 0);
+    server_->serve_in_background();
+  }
+  void TearDown() override { server_->stop(); }
+
+  static std::string chat_body(const std::string& content, json extra = json::object()) {
+    json body = {{"model", "tiny-cloud"}, {"messages", {{{"role", "user"}, {"content", content}}}}};
+    body.update(extra);
+    return body.dump();
+  }
+
+  FakeGenerator generator_;
+  std::unique_ptr<ChatServer> server_;
+  int port_ = 0;
+};
+
+TEST_F(ChatServerTest, ThousandSequentialRequests) {
+  httplib::Client client("127.0.0.1", port_);
+  int failures = 0;
+  for (int i = 0; i < 1000; ++i) {
+    const std::string content = "hello number " + std::to_string(i);
+    auto res = client.Post("/v1/chat/completions", chat_body(content), "application/json");
+    if (!res || res->status != 200) {
+      ++failures;
+      continue;
+    }
+    json body = json::parse(res->body);
+    failures += body["choices"][0]["message"]["content"] == content ? 0 : 1;
+    failures += body["object"] == "chat.completion" && body["usage"]["completion_tokens"] == 3 ? 0 : 1;
+  }
+  EXPECT_EQ(failures, 0);
+  EXPECT_EQ(generator_.calls(), 1000);
+}
+
+TEST_F(ChatServerTest, EightConcurrentClients) {
+  std::atomic<int> failures{0}, ok{0};
+  std::vector<std::thread> clients;
+  for (int c = 0; c < 8; ++c) {
+    clients.emplace_back([&, c] {
+      httplib::Client client("127.0.0.1", port_);
+      for (int i = 0; i < 50; ++i) {
+        const std::string content = "client " + std::to_string(c) + " request " + std::to_string(i);
+        const bool stream = i % 5 == 0;
+        auto res = client.Post("/v1/chat/completions", chat_body(content, {{"stream", stream}}), "application/json");
+        const bool good = res && res->status == 200 &&
+                          (stream ? res->body.find("data: [DONE]") != std::string::npos
+                                  : json::parse(res->body)["choices"][0]["message"]["content"] == content);
+        (good ? ok : failures)++;
+      }
+    });
+  }
+  for (std::thread& t : clients) t.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_EQ(ok.load(), 400);
+  EXPECT_EQ(generator_.max_active(), 1);  // the generator never ran twice at once
+}
+
+TEST_F(ChatServerTest, MalformedRequestsGet400WithJsonError) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"not json", "{\"messages\": ["},
+      {"not an object", "[1,2,3]"},
+      {"missing messages", R"({"model":"tiny-cloud"})"},
+      {"empty messages", R"({"messages":[]})"},
+      {"messages not array", R"({"messages":"hi"})"},
+      {"message not object", R"({"messages":["hi"]})"},
+      {"unknown role", R"({"messages":[{"role":"wizard","content":"hi"}]})"},
+      {"role not string", R"({"messages":[{"role":1,"content":"hi"}]})"},
+      {"content wrong type", R"({"messages":[{"role":"user","content":42}]})"},
+      {"content missing", R"({"messages":[{"role":"user"}]})"},
+      {"bad part type", R"({"messages":[{"role":"user","content":[{"type":"video","video":{}}]}]})"},
+      {"max_tokens string", R"({"messages":[{"role":"user","content":"hi"}],"max_tokens":"5"})"},
+      {"max_tokens zero", R"({"messages":[{"role":"user","content":"hi"}],"max_tokens":0})"},
+      {"temperature string", R"({"messages":[{"role":"user","content":"hi"}],"temperature":"hot"})"},
+      {"temperature too high", R"({"messages":[{"role":"user","content":"hi"}],"temperature":9})"},
+      {"stream not bool", R"({"messages":[{"role":"user","content":"hi"}],"stream":"yes"})"},
+      {"n = 2", R"({"messages":[{"role":"user","content":"hi"}],"n":2})"},
+      {"model not string", R"({"messages":[{"role":"user","content":"hi"}],"model":7})"},
+  };
+  httplib::Client client("127.0.0.1", port_);
+  for (const auto& [name, body] : cases) {
+    auto res = client.Post("/v1/chat/completions", body, "application/json");
+    ASSERT_TRUE(res) << name;
+    EXPECT_EQ(res->status, 400) << name;
+    json error = json::parse(res->body, nullptr, false);
+    ASSERT_FALSE(error.is_discarded()) << name << ": " << res->body;
+    EXPECT_TRUE(error["error"]["message"].is_string()) << name;
+    EXPECT_EQ(error["error"]["type"], "invalid_request_error") << name;
+  }
+  EXPECT_EQ(generator_.calls(), 0);
+  auto missing = client.Get("/v1/nothing");
+  ASSERT_TRUE(missing);
+  EXPECT_EQ(missing->status, 404);
+  EXPECT_TRUE(json::parse(missing->body)["error"]["message"].is_string());
+}
+
+TEST_F(ChatServerTest, StreamingChunksParse) {
+  httplib::Client client("127.0.0.1", port_);
+  auto res = client.Post("/v1/chat/completions",
+                         chat_body("one two three four", {{"stream", true}, {"stream_options", {{"include_usage", true}}}}),
+                         "application/json");
+  ASSERT_TRUE(res);
+  ASSERT_EQ(res->status, 200);
+  EXPECT_NE(res->get_header_value("Content-Type").find("text/event-stream"), std::string::npos);
+  std::istringstream lines(res->body);
+  std::string line, text, finish;
+  int chunks = 0;
+  bool done = false, usage_seen = false, role_seen = false;
+  std::string id;
+  while (std::getline(lines, line)) {
+    if (line.empty()) continue;
+    ASSERT_EQ(line.rfind("data: ", 0), 0u) << line;
+    const std::string data = line.substr(6);
+    ASSERT_FALSE(done) << "data after [DONE]";
+    if (data == "[DONE]") {
+      done = true;
+      continue;
+    }
+    json chunk = json::parse(data);
+    ++chunks;
+    EXPECT_EQ(chunk["object"], "chat.completion.chunk");
+    EXPECT_EQ(chunk["model"], "tiny-cloud");
+    if (id.empty()) id = chunk["id"];
+    EXPECT_EQ(chunk["id"], id);
+    if (chunk.contains("usage")) {
+      usage_seen = true;
+      EXPECT_EQ(chunk["usage"]["completion_tokens"], 4);
+      continue;
+    }
+    const json& choice = chunk["choices"][0];
+    if (choice["delta"].contains("role")) role_seen = true;
+    if (choice["delta"].contains("content")) text += choice["delta"]["content"].get<std::string>();
+    if (!choice["finish_reason"].is_null()) finish = choice["finish_reason"];
+  }
+  EXPECT_TRUE(done);
+  EXPECT_TRUE(role_seen);
+  EXPECT_TRUE(usage_seen);
+  EXPECT_EQ(text, "one two three four");
+  EXPECT_EQ(finish, "stop");
+  EXPECT_EQ(chunks, 1 + 4 + 1 + 1);  // role, 4 content pieces, finish, usage
+}
+
+TEST_F(ChatServerTest, MaxTokensAndModels) {
+  httplib::Client client("127.0.0.1", port_);
+  auto res = client.Post("/v1/chat/completions", chat_body("a b c d e", {{"max_tokens", 2}}), "application/json");
+  ASSERT_TRUE(res);
+  json body = json::parse(res->body);
+  EXPECT_EQ(body["choices"][0]["message"]["content"], "a b");
+  EXPECT_EQ(body["choices"][0]["finish_reason"], "length");
+  auto models = client.Get("/v1/models");
+  ASSERT_TRUE(models);
+  EXPECT_EQ(models->status, 200);
+  json list = json::parse(models->body);
+  EXPECT_EQ(list["object"], "list");
+  EXPECT_EQ(list["data"][0]["id"], "tiny-cloud");
+}
+
+TEST(ChatServer, GeneratorFailureIs500WithJson) {
+  ChatServer server("broken", [](const GenerationRequest&, const TokenCallback&) -> GenerationResult {
+    throw std::runtime_error("out of memory in the fake");
+  });
+  const int port = server.bind("127.0.0.1", 0);
+  server.serve_in_background();
+  httplib::Client client("127.0.0.1", port);
+  auto res = client.Post("/v1/chat/completions", R"({"messages":[{"role":"user","content":"hi"}]})", "application/json");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 500);
+  EXPECT_EQ(json::parse(res->body)["error"]["type"], "server_error");
+  server.stop();
+}
+
+}  // namespace
+}  // namespace saguaro::handoff
