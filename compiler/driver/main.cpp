@@ -25,6 +25,7 @@
 #include "compiler/driver/Inspect.h"
 #include "compiler/driver/Probe.h"
 #include "compiler/driver/ProbeCollect.h"
+#include "compiler/driver/Serve.h"
 #include "compiler/driver/Synth.h"
 #include "compiler/driver/Tokenize.h"
 #include "compiler/import/ModelDesc.h"
@@ -68,6 +69,7 @@ const char *kUsage = R"(usage:
                   [--json]
   saguaro complete MODEL_OR_BUNDLE --messages JSON_OR_FILE [--options JSON_OR_FILE] [--task TAG]
                   (local answer, then the cloud handoff policy: docs/handoff.md)
+  saguaro serve MODEL_OR_BUNDLE [--port P] [--host 127.0.0.1] [--model-id NAME]   (OpenAI /v1/chat/completions)
   saguaro auth openai|anthropic|gemini [--key-file FILE]   (reads the key from standard input by default)
   saguaro probe collect MODEL_OR_BUNDLE --tasks FILE -o DATA [--max-new N] [--hidden-tap LAYER|auto] [--bits B]
   saguaro probe train DATA -o PROBE [--seed S]    (all options: docs/probe.md)
@@ -492,6 +494,30 @@ int cmdComplete(int argc, char **argv) {
   return runComplete(o);
 }
 
+/// `saguaro serve MODEL_OR_BUNDLE [--port P] [--host H] [--model-id NAME]`.
+int cmdServe(int argc, char **argv) {
+  auto a = parseArgs(argc, argv, withCompileFlags({"--port", "--host", "--model-id"}));
+  if (!a)
+    return fail(llvm::toString(a.takeError()));
+  auto port = intFlag(*a, "--port", 8080);
+  if (!port || *port < 0 || *port > 65535)
+    return fail(port ? "--port must be between 0 and 65535" : llvm::toString(port.takeError()));
+  auto bundle = bundleFor(*a);
+  if (!bundle)
+    return fail(llvm::toString(bundle.takeError()));
+  ServeOptions o;
+  o.bundle = *bundle;
+  o.port = static_cast<int>(*port);
+  o.modelId = llvm::sys::path::filename(llvm::StringRef(a->positional).rtrim('/')).str();
+  if (a->flags.count("--model-id"))
+    o.modelId = a->flags.at("--model-id");
+  if (a->flags.count("--host"))
+    o.host = a->flags.at("--host");
+  if (a->flags.count("--threads"))
+    o.threads = a->flags.at("--threads");
+  return runServe(o);
+}
+
 /// `saguaro auth PROVIDER [--key-file FILE]` (the key from FILE or standard input, never the command line).
 int cmdAuth(int argc, char **argv) {
   auto a = parseArgs(argc, argv, {"--key-file"});
@@ -573,6 +599,8 @@ int main(int argc, char **argv) {
     return cmdComplete(argc, argv);
   if (cmd == "auth")
     return cmdAuth(argc, argv);
+  if (cmd == "serve")
+    return cmdServe(argc, argv);
   if (cmd == "features" && argc >= 3 && std::string(argv[2]) == "audio")
     return runFeaturesAudio(argc, argv);
   if (cmd == "features" && argc >= 3 && std::string(argv[2]) == "image")

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -28,7 +29,8 @@ const char* const kUsage =
     "usage: saguaro_bundle BUNDLE -p PROMPT [-n STEPS] [-t TEMP] [--seed S] [--top-k K] [--top-p P] [--min-p P] "
     "[--repetition-penalty R] | saguaro_bundle BUNDLE --logits IDS_FILE -o OUT.npy | "
     "saguaro_bundle BUNDLE --gram IDS_FILE -o DIR | saguaro_bundle BUNDLE --capture PROMPTS_FILE -o DIR [--max-new N] | "
-    "saguaro_bundle BUNDLE --complete MESSAGES_FILE [--options OPTIONS_FILE] | saguaro_bundle BUNDLE --bench -o OUT.json; "
+    "saguaro_bundle BUNDLE --complete MESSAGES_FILE [--options OPTIONS_FILE] | saguaro_bundle BUNDLE --serve-stdio | "
+    "saguaro_bundle BUNDLE --bench -o OUT.json; "
     "every mode takes --threads N (0, the default: every hardware thread)";
 
 int fail(const std::string& msg) {
@@ -58,6 +60,7 @@ struct Args {
   std::string bundle, prompt, ids_file, gram_file, capture_file, complete_file, options_file, out_file;
   bool has_prompt = false;  // without -p the prompt is empty, as in run.c
   bool bench = false;
+  bool serve_stdio = false;
   int32_t threads = 0;
   int32_t max_new = 32;  // --capture: new tokens per answer at most
   GenerateConfig cfg;
@@ -74,6 +77,10 @@ bool parse_args(int argc, char** argv, Args* a, std::string* err) {
     const std::string flag = argv[i];
     if (flag == "--bench") {
       a->bench = true;
+      continue;
+    }
+    if (flag == "--serve-stdio") {
+      a->serve_stdio = true;
       continue;
     }
     if (i + 1 >= argc) return *err = flag + ": missing value", false;
@@ -127,9 +134,9 @@ bool parse_args(int argc, char** argv, Args* a, std::string* err) {
     }
   }
   const int modes = a->has_prompt + !a->ids_file.empty() + !a->gram_file.empty() + !a->capture_file.empty() +
-                    !a->complete_file.empty() + a->bench;
+                    !a->complete_file.empty() + a->bench + a->serve_stdio;
   if (modes > 1) return *err = "-p, --logits, --gram, --capture, --complete and --bench exclude each other", false;
-  if ((modes == 0 || a->has_prompt || !a->complete_file.empty()) != a->out_file.empty())
+  if ((modes == 0 || a->has_prompt || !a->complete_file.empty() || a->serve_stdio) != a->out_file.empty())
     return *err = "-o goes with --logits, --gram, --capture or --bench", false;
   if (!a->options_file.empty() && a->complete_file.empty()) return *err = "--options goes with --complete", false;
   if (!a->has_seed) a->cfg.seed = static_cast<uint64_t>(std::time(nullptr));  // run.c: seed 0 → time
@@ -278,6 +285,37 @@ int run_complete(const Args& a) {
   return 0;
 }
 
+// One completion per line of standard input, {"messages": [...], "options": {...}}, answered on standard output by
+// {"token": PIECE} lines as the text is generated, then {"response": saguaro_complete's JSON} (or
+// {"error": MESSAGE}); the model stays loaded between requests. `saguaro serve` drives this over a pipe.
+int run_serve_stdio(const Args& a) {
+  saguaro_model_t model = saguaro_init(a.bundle.c_str());
+  if (!model) return fail(saguaro_last_error());
+  std::vector<char> out(1 << 20);
+  auto on_token = [](const char* piece, uint32_t, void*) {
+    std::printf("%s\n", nlohmann::json{{"token", piece}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+    std::fflush(stdout);
+  };
+  for (std::string line; std::getline(std::cin, line);) {
+    const nlohmann::json request = nlohmann::json::parse(line, nullptr, false);
+    nlohmann::json reply;
+    if (request.is_discarded() || !request.is_object() || !request.contains("messages")) {
+      reply = {{"error", "a request line must be {\"messages\": [...], \"options\": {...}}"}};
+    } else {
+      const std::string messages = request["messages"].dump();
+      const std::string options = request.value("options", nlohmann::json::object()).dump();
+      const int n = saguaro_complete(model, messages.c_str(), options.c_str(), out.data(), out.size(), on_token,
+                                     nullptr);
+      reply = n < 0 ? nlohmann::json{{"error", saguaro_last_error()}}
+                    : nlohmann::json{{"response", nlohmann::json::parse(out.data(), nullptr, false)}};
+    }
+    std::printf("%s\n", reply.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+    std::fflush(stdout);
+  }
+  saguaro_destroy(model);
+  return 0;
+}
+
 int run_generate(Engine& engine, const Args& a) {
   GenerateStats st;
   std::string err;
@@ -306,6 +344,7 @@ int bundle_main(int argc, char** argv) {
     if (!parse_args(argc, argv, &a, &err)) return fail(err);
     if (a.bench) return run_bench(a.bundle, a.out_file, a.threads);
     if (!a.complete_file.empty()) return run_complete(a);
+    if (a.serve_stdio) return run_serve_stdio(a);
     std::unique_ptr<Engine> engine = Engine::open(a.bundle, &err);
     if (!engine) return fail(err);
     engine->set_threads(a.threads);

@@ -1,0 +1,154 @@
+//===- Serve.cpp - `saguaro serve`: an OpenAI-compatible server over a bundle ----------===//
+//
+// The bundle's own program runs once, in `--serve-stdio` mode, with the model loaded for the whole session; the
+// chat server of handoff/ (cpp-httplib) serves /v1/chat/completions and hands each request to it over a pipe, one
+// at a time (the server serializes generator calls), streaming the pieces as the program prints them. Compiled with
+// exceptions (handoff/ and nlohmann::json use them); nothing escapes this file.
+//
+//===------------------------------------------------------------------------------------===//
+#include "compiler/driver/Serve.h"
+
+#include "compiler/driver/BundleCache.h"
+#include "saguaro/handoff/chat_server.h"
+#include "saguaro/handoff/error.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <csignal>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+using nlohmann::json;
+using namespace saguaro;
+
+namespace {
+/// The bundle program in --serve-stdio mode, restarted when it has died.
+class BundleProcess {
+public:
+  BundleProcess(std::string exe, std::string bundle, std::string threads)
+      : exe(std::move(exe)), bundle(std::move(bundle)), threads(std::move(threads)) {}
+  ~BundleProcess() { stop(); }
+
+  handoff::GenerationResult generate(const handoff::GenerationRequest &r, const handoff::TokenCallback &onToken) {
+    if (!in && !start())
+      throw handoff::HandoffError(bundle + ": cannot start the bundle program");
+    json messages = json::array();
+    for (const handoff::Message &m : r.messages)
+      messages.push_back({{"role", m.role}, {"content", m.content}}); // the local models are text-only
+    json request = {{"messages", messages},
+                    {"options", {{"max_tokens", r.max_tokens}, {"temperature", r.temperature}}}};
+    std::string line = request.dump() + "\n";
+    if (std::fwrite(line.data(), 1, line.size(), in) != line.size() || std::fflush(in) != 0) {
+      stop();
+      throw handoff::HandoffError(bundle + ": the bundle program stopped");
+    }
+    bool forward = true;
+    std::string text;
+    for (std::string reply; readLine(reply);) {
+      json j = json::parse(reply, nullptr, false);
+      if (j.is_discarded())
+        continue;
+      if (j.contains("token")) {
+        if (forward)
+          forward = onToken(j["token"].get<std::string>()); // a client that left: finish quietly, stop forwarding
+        continue;
+      }
+      if (j.contains("error"))
+        throw handoff::HandoffError(j["error"].get<std::string>());
+      const json &resp = j["response"];
+      handoff::GenerationResult result;
+      result.text = resp.value("response", "");
+      result.prompt_tokens = resp.value("prefill_tokens", 0);
+      result.completion_tokens = resp.value("decode_tokens", 0);
+      result.finish_reason = result.completion_tokens >= r.max_tokens ? "length" : "stop";
+      return result;
+    }
+    stop();
+    throw handoff::HandoffError(bundle + ": the bundle program stopped");
+  }
+
+private:
+  bool start() {
+    int toChild[2], fromChild[2];
+    if (pipe(toChild) != 0)
+      return false;
+    if (pipe(fromChild) != 0) {
+      close(toChild[0]), close(toChild[1]);
+      return false;
+    }
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, toChild[0], 0);
+    posix_spawn_file_actions_adddup2(&actions, fromChild[1], 1);
+    for (int fd : {toChild[0], toChild[1], fromChild[0], fromChild[1]})
+      posix_spawn_file_actions_addclose(&actions, fd);
+    std::string blob = bundle + "/weights.sgw";
+    std::vector<char *> argv = {exe.data(), blob.data(), const_cast<char *>("--serve-stdio"),
+                                const_cast<char *>("--threads"), threads.data(), nullptr};
+    int rc = posix_spawn(&pid, exe.c_str(), &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    close(toChild[0]), close(fromChild[1]);
+    if (rc != 0) {
+      close(toChild[1]), close(fromChild[0]);
+      pid = -1;
+      return false;
+    }
+    in = fdopen(toChild[1], "w");
+    out = fdopen(fromChild[0], "r");
+    return in && out;
+  }
+  bool readLine(std::string &line) {
+    line.clear();
+    for (int c; (c = std::fgetc(out)) != EOF;) {
+      if (c == '\n')
+        return true;
+      line.push_back(static_cast<char>(c));
+    }
+    return false;
+  }
+  void stop() {
+    if (in)
+      std::fclose(in); // end of input: the program exits
+    if (out)
+      std::fclose(out);
+    in = out = nullptr;
+    if (pid > 0)
+      waitpid(pid, nullptr, 0);
+    pid = -1;
+  }
+
+  std::string exe, bundle, threads;
+  FILE *in = nullptr, *out = nullptr;
+  pid_t pid = -1;
+};
+} // namespace
+
+int saguaro::runServe(const ServeOptions &o) {
+  try {
+    auto exe = buildBundle(o.bundle);
+    if (!exe) {
+      llvm::errs() << "saguaro: " << llvm::toString(exe.takeError()) << "\n";
+      return 1;
+    }
+    std::signal(SIGPIPE, SIG_IGN); // a dead child or client is an error to report, not a reason to die
+    BundleProcess process(*exe, o.bundle, o.threads);
+    handoff::ChatServer server(o.modelId, [&](const handoff::GenerationRequest &r,
+                                              const handoff::TokenCallback &onToken) {
+      return process.generate(r, onToken);
+    });
+    int port = server.bind(o.host, o.port);
+    llvm::errs() << "saguaro: serving " << o.bundle << " as \"" << o.modelId << "\" on http://" << o.host << ":"
+                 << port << "/v1/chat/completions\n";
+    llvm::errs().flush();
+    server.serve();
+    return 0;
+  } catch (const std::exception &e) {
+    llvm::errs() << "saguaro: " << e.what() << "\n";
+    return 1;
+  }
+}
