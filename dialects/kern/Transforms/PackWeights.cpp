@@ -7,6 +7,7 @@
 //===------------------------------------------------------------------------------------===//
 #include "dialects/kern/Transforms/Passes.h"
 
+#include "saguaro/kernels/cq_format.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/MapVector.h"
 
@@ -19,25 +20,16 @@ using namespace mlir;
 using namespace saguaro::kern;
 
 namespace {
-// Values of the kernels' Layout template argument (cq::CodeLayout in cq_format.h).
-constexpr int64_t kLayoutLsb = 0;
-constexpr int64_t kLayoutPlanarPanel8 = 2;
+namespace cq = saguaro::kernels::cq;
+// Values of the kernels' Layout template argument (cq::CodeLayout).
+constexpr int64_t kLayoutLsb = cq::kLayoutLsb;
+constexpr int64_t kLayoutPlanarPanel8 = cq::kLayoutPlanarPanel8;
 
 StringRef layoutName(int64_t layout) { return layout == kLayoutPlanarPanel8 ? "cq-planar-panel8" : "cq-lsb"; }
 
-/// The CQ group size of a row of k inputs: min(128, max(8, next power of two >= k)).
-int64_t groupSize(int64_t k) {
-  int64_t p = 1;
-  while (p < k)
-    p *= 2;
-  return std::clamp<int64_t>(p, 8, 128);
-}
-
-/// Whether groups of g codes of `bits` bits fill whole planar chunks (64 codes at 4 bits, 128 at 2 and 3, 32 at 1).
-bool fullPlanarChunks(int64_t g, int64_t bits) {
-  int64_t chunk = bits == 4 ? 64 : (bits == 1 ? 32 : 128);
-  return g >= chunk;
-}
+/// Whether groups of g codes of `bits` bits hold whole planar chunks (cq::planar_chunk is capped at g otherwise;
+/// cq::group_size never exceeds 128).
+bool fullPlanarChunks(int g, int bits) { return cq::planar_chunk(g, bits) == cq::planar_chunk(128, bits); }
 
 int64_t intArg(ArrayAttr a, size_t i) { return cast<IntegerAttr>(a[i]).getInt(); }
 
@@ -84,7 +76,8 @@ struct PackWeightsPass : saguaro::kern::impl::PackWeightsBase<PackWeightsPass> {
     SmallVector<Attribute> packed;
     for (auto &[codes, u] : uses) {
       int64_t layout = kLayoutLsb;
-      if (target != "generic" && u.rows > 0 && !u.floatActivations && fullPlanarChunks(groupSize(u.k), u.bits))
+      if (target != "generic" && u.rows > 0 && !u.floatActivations &&
+          fullPlanarChunks(cq::group_size(static_cast<int>(u.k)), static_cast<int>(u.bits)))
         layout = kLayoutPlanarPanel8;
       for (CallOp call : u.calls) {
         SmallVector<Attribute> t(call.getTemplateArgs().getValue());
