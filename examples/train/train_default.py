@@ -3,8 +3,9 @@
     /usr/bin/python3 examples/train/train_default.py
 
 generates the synthetic Q/A corpus (corpus.py), trains a small Gemma-3 decoder (model.py) on it with AdamW and a
-cosine schedule, measures held-out accuracy per task family by greedy decoding, and writes model.safetensors,
-config.json, tokenizer.json, tokenizer_config.json, eval_examples.txt and README.md. Everything is seeded and
+cosine schedule, measures accuracy per family x difficulty cell of the task suite (examples/tasks) by greedy
+decoding, and writes model.safetensors, config.json, tokenizer.json, tokenizer_config.json, eval_examples.txt
+and README.md. Everything is seeded and
 torch runs with deterministic algorithms on a fixed thread count, so the same command rewrites the same files
 (bit-identical results need the same torch/BLAS build and --threads).
 
@@ -18,7 +19,7 @@ import os
 import random
 import sys
 import time
-from typing import Dict, List, Tuple
+from typing import List, Tuple
 
 # Threads that spin-wait collapse when the 2 cores are shared with other jobs: measured 0.6 s/step with one
 # thread, 0.97 s/step with 2 OpenBLAS threads, up to 5 s/step with 2 spinning OpenMP threads. So BLAS runs on
@@ -32,17 +33,21 @@ import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tasks"))
 import corpus  # noqa: E402
+import evaluate_torch  # noqa: E402
+import generate  # noqa: E402
 from hf_files import BOS_ID, EOS_ID, PAD_ID, CharTokenizer, write_json, write_safetensors  # noqa: E402
 from model import GemmaConfig, GemmaForCausalLM, greedy_generate_batch  # noqa: E402
 from torch_logits import load_model  # noqa: E402
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 DEFAULT_OUT = os.path.join(REPO, "examples", "models", "default")
-CORPUS_SEED = 1234
-EVAL_SEED = 98765
+CORPUS_SEED = corpus.CORPUS_SEED
+SUITE_SEED = 1  # the README's table is the suite of `examples/tasks/generate.py --seed 1 --per-cell 100`
 MODEL_SEED = 42
 MAX_NEW_TOKENS = 16
+E2E_RUN_STEPS = 64  # test/e2e/test_default_model.py replays eval_examples.txt with `saguaro run -n 64`
 # A system message (the model was not trained with one) becomes a plain line before the questions.
 CHAT_TEMPLATE = ("{{ bos_token }}{% for message in messages %}{% if message['role'] == 'system' %}"
                  "{{ message['content'] }}\n{% elif message['role'] == 'user' %}"
@@ -50,8 +55,9 @@ CHAT_TEMPLATE = ("{{ bos_token }}{% for message in messages %}{% if message['rol
                  " {{ message['content'] }}\n{{ eos_token }}{% endif %}{% endfor %}")
 # Wall clock of the reference run that produced the committed files (train_default.py's own timing is printed
 # but kept out of the exported files so that a rerun rewrites them byte for byte).
-REFERENCE_RUN = ("13.1 minutes of training (13.3 minutes in all) with --threads 1 on a 2-core x86-64 machine "
-                 "shared with other builds (Debian python3-torch 1.13, OpenBLAS)")
+REFERENCE_RUN = ("36.3 minutes of training (36.8 minutes in all) with --threads 1 on a 2-core x86-64 machine "
+                 "shared with concurrent C++ builds (0.6 s/step when the other core was idle, about 1 s/step under "
+                 "load; Debian python3-torch 1.13, OpenBLAS)")
 
 
 def model_config(vocab_size: int) -> GemmaConfig:
@@ -100,51 +106,55 @@ def lr_at(step: int, total: int, peak: float, warmup: int, floor: float) -> floa
     return floor * peak + (1 - floor) * peak * 0.5 * (1 + np.cos(np.pi * p))
 
 
-def evaluate(model, tok, eval_sets: Dict[str, List[Tuple[str, str]]]):
-    """Greedy-decode every held-out question; returns accuracy per family and the raw generations."""
-    model.eval()
-    acc, gens = {}, {}
-    for fam, items in eval_sets.items():
-        prompts = [[BOS_ID] + tok.encode(corpus.format_prompt(q)) for q, _ in items]
-        outs = greedy_generate_batch(model, prompts, MAX_NEW_TOKENS, stop_id=EOS_ID, pad_id=PAD_ID)
-        correct = [tok.decode(o).strip() == a for o, (_, a) in zip(outs, items)]
-        acc[fam] = sum(correct) / len(correct)
-        gens[fam] = list(zip(prompts, outs, correct))
-    model.train()
-    return acc, gens
-
-
-def write_eval_examples(path, tok, eval_sets, gens, per_family_pick=1):
-    """A few prompts with the ids the torch model produces greedily, for cross-checking compiled code."""
+def write_eval_examples(path, model, tok, tasks, results):
+    """For every cell, its first task whose prompt and output fit in E2E_RUN_STEPS tokens, with the ids the
+    torch model produces greedily, for cross-checking compiled code (cells whose prompts are all longer,
+    like word_pick/2, are left out)."""
     lines = ["# Greedy decoding of the exported fp32 model by examples/train/model.py.",
              "# prompt_ids include <bos>=1; output_ids stop at and include <eos>=2 (if produced within "
              f"{MAX_NEW_TOKENS} tokens).",
-             "# Strings are JSON-escaped. 'correct' compares the stripped output with the expected answer.", ""]
-    for fam, items in eval_sets.items():
-        for (q, a), (prompt, out, ok) in list(zip(items, gens[fam]))[:per_family_pick]:
-            out_ids = out + ([EOS_ID] if len(out) < MAX_NEW_TOKENS else [])
-            lines += [f"family: {fam}",
-                      f"prompt: {json.dumps(corpus.format_prompt(q))}",
-                      f"prompt_ids: {' '.join(map(str, prompt))}",
-                      f"output: {json.dumps(tok.decode(out))}",
-                      f"output_ids: {' '.join(map(str, out_ids))}",
-                      f"expected: {json.dumps(a)}",
-                      f"correct: {str(ok).lower()}", ""]
+             "# Strings are JSON-escaped. 'correct' grades the output against the task's accepted answers "
+             "(examples/tasks/grade.py); 'expected' is the first of them.", ""]
+    done = set()
+    for t, r in zip(tasks, results):
+        if r["cell"] in done:
+            continue
+        prompt = [BOS_ID] + tok.encode(corpus.format_prompt(t["question"]))
+        out = greedy_generate_batch(model, [prompt], MAX_NEW_TOKENS, stop_id=EOS_ID, pad_id=PAD_ID)[0]
+        out_ids = out + ([EOS_ID] if len(out) < MAX_NEW_TOKENS else [])
+        if len(prompt) + len(out_ids) > E2E_RUN_STEPS:
+            continue  # too long for the e2e test's `saguaro run -n 64` (steps count prompt tokens too)
+        done.add(r["cell"])
+        lines += [f"family: {r['cell']}",
+                  f"prompt: {json.dumps(corpus.format_prompt(t['question']))}",
+                  f"prompt_ids: {' '.join(map(str, prompt))}",
+                  f"output: {json.dumps(tok.decode(out))}",
+                  f"output_ids: {' '.join(map(str, out_ids))}",
+                  f"expected: {json.dumps(t['accept'][0])}",
+                  f"correct: {str(r['right']).lower()}", ""]
     with open(path, "w", encoding="utf-8") as f:
         f.write("\n".join(lines))
 
 
-def write_card(path, cfg, n_params, size_bytes, args, n_train, n_tokens, acc, eval_sets, charset):
-    fam_rows = "\n".join(
-        f"| {f.name} | {f.difficulty} | {f.description} | {len(eval_sets[f.name])} | {100 * acc[f.name]:.1f} % |"
-        for f in corpus.FAMILIES)
-    overall = sum(acc[f] * len(eval_sets[f]) for f in acc) / sum(len(v) for v in eval_sets.values())
+def write_card(path, cfg, n_params, size_bytes, args, n_train, n_tokens, rows, charset):
+    desc = {f.cell: f.description for f in corpus.FAMILIES}
+    table = evaluate_torch.format_table(rows)
+    # add a "what" column after the cell name
+    lines = table.split("\n")
+    lines[0] = lines[0].replace("| cell |", "| cell | what |", 1)
+    lines[1] = "|---" + lines[1]
+    for k in range(2, len(lines)):
+        cell = lines[k].split(" | ")[0][2:]
+        lines[k] = lines[k].replace(f"| {cell} |", f"| {cell} | {desc.get(cell, '')} |", 1)
+    table = "\n".join(lines)
+    overall = next(r for r in rows if r["cell"] == "all")["accuracy"]
     text = f"""# Saguaro default model
 
 A tiny Gemma-3-architecture (`Gemma3ForCausalLM`, `model_type` `gemma3_text`) character-level model that
-answers short synthetic questions. It exists so that `./dev run` works offline and so that the compiler has
-a real Gemma-3 checkpoint to import, with a torch oracle (`examples/train/torch_logits.py`). It knows nothing
-beyond its synthetic training data.
+answers short synthetic questions. It exists so that `./dev run` works offline, so that the compiler has
+a real Gemma-3 checkpoint to import, with a torch oracle (`examples/train/torch_logits.py`), and so that the
+confidence probe (issue 6) has a model whose answers are sometimes right and sometimes wrong in realistic
+ways. It knows nothing beyond its synthetic training data.
 
 - Parameters: {n_params:,} (fp32 `model.safetensors`: {size_bytes:,} bytes; lm_head tied to the embedding)
 - Shape: hidden {cfg.hidden_size}, {cfg.num_hidden_layers} layers ({", ".join(cfg.layer_types())}),
@@ -166,30 +176,36 @@ loss on the answer tokens only (` answer\\n<eos>`).
 
 ## Training
 
-- Data: `examples/train/corpus.py`, a seeded synthetic corpus of {n_train:,} examples ({n_tokens:,} tokens
-  with <bos>/<eos>, before padding) from the families below; the fictional fact table (48 people x 4 attributes)
-  is fixed by its own seed, a quarter of its facts ("rare") appear exactly {corpus.RARE_REPEATS} times.
+- Data: `examples/train/corpus.py` over the task families of `examples/tasks/families.py` (described in
+  `docs/tasks.md`): a seeded synthetic corpus of {n_train:,} examples ({n_tokens:,} tokens with <bos>/<eos>,
+  before padding). Questions with several valid answers are trained with a random valid answer each time.
+  Some cells are deliberately never trained (carry chains, reversal of 7 letters, counting in 12-14 letter
+  strings); look-alike and rare facts are seen {corpus.RARE_REPEATS} times each; birthplaces are stated by two
+  disagreeing sources.
 - {args.steps} steps of batch {args.batch} (one pass over the corpus), AdamW (lr {args.lr}, betas (0.9, 0.98),
   weight decay {args.weight_decay} on matrices), {args.warmup} warm-up steps then cosine decay to
   {args.lr_floor} x peak, gradient clipping 1.0, seeds corpus {CORPUS_SEED} / model {MODEL_SEED}.
 - Reference run: {REFERENCE_RUN}.
 
-## Accuracy (held-out, greedy decoding, exact match)
+## Accuracy on the task suite (greedy decoding, graded by `examples/tasks/grade.py`)
 
-Evaluation questions come from a different seed and exclude every training question, except for families whose
-question space the training corpus covers (almost) completely: 1- and 2-digit arithmetic, the multiplication
-table and the fact look-ups are evaluated on questions from their space, seen in training.
+The suite is `examples/tasks/generate.py --seed {SUITE_SEED} --per-cell {args.per_cell}`. Cells with an unbounded
+question space hold only questions absent from the training corpus; cells with a small space (1- and 2-digit
+arithmetic, the multiplication table, is_prime, prime_between, person_with and every fact look-up) hold
+questions from their space, which training covers (almost) completely. Entropy: mean over the answer tokens
+(after the leading space, up to and including the newline) of the next-token entropy in nats, for right and
+for wrong answers (`examples/tasks/evaluate_torch.py`). "side" is the probe split (docs/tasks.md).
 
-| family | difficulty | what | questions | accuracy |
-|---|---|---|---|---|
-{fam_rows}
+{table}
 
-Overall: {100 * overall:.1f} %. `eval_examples.txt` lists sample prompts with the token ids this model
-produces.
+Overall: {100 * overall:.1f} %. `eval_examples.txt` lists the first prompt of every cell with the token ids
+this model produces.
 
 ## Reproduce
 
     /usr/bin/python3 examples/train/train_default.py
+    /usr/bin/python3 examples/tasks/generate.py --seed {SUITE_SEED} --per-cell {args.per_cell} -o tasks.jsonl
+    /usr/bin/python3 examples/tasks/evaluate_torch.py examples/models/default tasks.jsonl
 
 (Debian python3-torch; `--threads {args.threads}`; the same torch/BLAS build and thread count give the same
 files.) Logits for any token sequence, from the exported files:
@@ -203,14 +219,14 @@ files.) Logits for any token sequence, from the exported files:
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", default=DEFAULT_OUT)
-    ap.add_argument("--steps", type=int, default=1500)
-    ap.add_argument("--batch", type=int, default=64)
+    ap.add_argument("--steps", type=int, default=corpus.TRAIN_STEPS)
+    ap.add_argument("--batch", type=int, default=corpus.BATCH)
     ap.add_argument("--lr", type=float, default=2e-3)
     ap.add_argument("--lr-floor", type=float, default=0.05)
     ap.add_argument("--warmup", type=int, default=200)
     ap.add_argument("--weight-decay", type=float, default=0.1)
     ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--eval-per-family", type=int, default=200)
+    ap.add_argument("--per-cell", type=int, default=100, help="suite tasks per cell for the README table")
     ap.add_argument("--log-every", type=int, default=100)
     args = ap.parse_args()
 
@@ -219,14 +235,13 @@ def main():
     torch.manual_seed(MODEL_SEED)
     t0 = time.time()
 
-    n_fixed = sum(len(f.train_items()) * f.train_repeats for f in corpus.FAMILIES if f.train_items)
-    data = corpus.generate_corpus(args.steps * args.batch - n_fixed, seed=CORPUS_SEED)
+    data = corpus.generate_corpus(args.steps * args.batch - corpus.num_fixed_items(), seed=CORPUS_SEED)
     charset = corpus.corpus_charset(data)
     tok = CharTokenizer(charset)
     examples = [encode_example(tok, q, a) for _, q, a in data]
     n_tokens = sum(len(ids) for ids, _ in examples)
     train_questions = frozenset(q for _, q, _ in data)
-    eval_sets = corpus.generate_eval(args.eval_per_family, EVAL_SEED, train_questions)
+    tasks = generate.build_suite(SUITE_SEED, args.per_cell, train_questions)
     print(f"corpus: {len(data)} examples, {n_tokens} tokens, vocab {len(tok)} "
           f"({time.time() - t0:.1f}s)", flush=True)
 
@@ -263,9 +278,10 @@ def main():
     train_minutes = (time.time() - t_train) / 60
     print(f"training took {train_minutes:.1f} min", flush=True)
 
-    acc, gens = evaluate(model, tok, eval_sets)
-    for fam in corpus.FAMILIES:
-        print(f"  {fam.name:13s} d{fam.difficulty} {100 * acc[fam.name]:5.1f} %  (n={len(eval_sets[fam.name])})")
+    model.eval()
+    results = evaluate_torch.evaluate(model, tok, tasks)
+    rows = evaluate_torch.summarize(results)
+    print(evaluate_torch.format_table(rows), flush=True)
 
     os.makedirs(args.out, exist_ok=True)
     st_path = os.path.join(args.out, "model.safetensors")
@@ -274,10 +290,10 @@ def main():
     write_json(os.path.join(args.out, "tokenizer.json"), tok.tokenizer_json())
     write_json(os.path.join(args.out, "tokenizer_config.json"),
                CharTokenizer.tokenizer_config(cfg.max_position_embeddings, CHAT_TEMPLATE))
-    write_eval_examples(os.path.join(args.out, "eval_examples.txt"), tok, eval_sets, gens)
+    write_eval_examples(os.path.join(args.out, "eval_examples.txt"), model, tok, tasks, results)
     size = os.path.getsize(st_path)
     write_card(os.path.join(args.out, "README.md"), cfg, model.num_parameters(), size, args, len(data), n_tokens,
-               acc, eval_sets, charset)
+               rows, charset)
     if size > 10 * 1024 * 1024:
         raise SystemExit(f"model.safetensors is {size} bytes, over the 10 MB budget")
 
