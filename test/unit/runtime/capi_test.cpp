@@ -42,7 +42,13 @@ TEST_F(CApi, ResponseHasAllFields) {
   EXPECT_TRUE(r["error"].is_null());
   EXPECT_EQ(r["response"], "baba");
   EXPECT_EQ(r["cloud_handoff"], false);
-  EXPECT_TRUE(r["confidence"].is_null());
+  // No probe in the fake model: the confidence is exp(−mean entropy) of the sampled distributions, strictly
+  // between 0 and 1 for these spread-out bigram rows.
+  EXPECT_EQ(r["confidence_source"], "entropy");
+  ASSERT_TRUE(r["confidence"].is_number());
+  EXPECT_GT(r["confidence"].get<double>(), 0.0);
+  EXPECT_LT(r["confidence"].get<double>(), 1.0);
+  EXPECT_TRUE(r["probe_ms"].is_null());
   for (const char* k : {"time_to_first_token_ms", "total_time_ms", "prefill_tps", "decode_tps", "ram_usage_mb"})
     EXPECT_TRUE(r[k].is_number()) << k;
   EXPECT_EQ(r["prefill_tokens"], 2);
