@@ -44,12 +44,7 @@ ProviderReply anthropic_parse(long http_status, const json& body) {
   ProviderReply reply;
   const bool error_object = body.contains("type") && body["type"] == "error";
   if (http_status < 200 || http_status >= 300 || error_object) {
-    std::string message;
-    if (body.contains("error") && body["error"].is_object() && body["error"].contains("message") &&
-        body["error"]["message"].is_string()) {
-      message = body["error"]["message"];
-    }
-    reply.error = http_error(http_status, message.empty() ? "provider returned an error object" : message);
+    reply.error = error_reply_message(http_status, body);
     return reply;
   }
   if (!body.contains("content") || !body["content"].is_array()) {

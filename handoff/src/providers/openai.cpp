@@ -38,12 +38,7 @@ json openai_body(const ChatRequest& request, std::vector<std::string>* notes) {
 ProviderReply openai_parse(long http_status, const json& body) {
   ProviderReply reply;
   if (http_status < 200 || http_status >= 300 || body.contains("error")) {
-    std::string message;
-    if (body.contains("error") && body["error"].is_object() && body["error"].contains("message") &&
-        body["error"]["message"].is_string()) {
-      message = body["error"]["message"];
-    }
-    reply.error = http_error(http_status, message.empty() ? "provider returned an error object" : message);
+    reply.error = error_reply_message(http_status, body);
     return reply;
   }
   if (!body.contains("choices") || !body["choices"].is_array() || body["choices"].empty()) {

@@ -113,6 +113,15 @@ std::optional<long long> token_count(const nlohmann::json& object, const char* k
   return n;
 }
 
+std::string error_reply_message(long http_status, const nlohmann::json& body) {
+  std::string message;
+  if (body.contains("error") && body["error"].is_object() && body["error"].contains("message") &&
+      body["error"]["message"].is_string()) {
+    message = body["error"]["message"];
+  }
+  return http_error(http_status, message.empty() ? "provider returned an error object" : message);
+}
+
 std::string http_error(long http_status, const std::string& provider_message) {
   std::string line = "HTTP " + std::to_string(http_status);
   if (!provider_message.empty()) line += ": " + provider_message;

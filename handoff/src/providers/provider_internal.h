@@ -25,4 +25,8 @@ std::optional<long long> token_count(const nlohmann::json& object, const char* k
 // "HTTP 401: <message>" or "HTTP 401" when the provider gave no message.
 std::string http_error(long http_status, const std::string& provider_message);
 
+// The error of a failed reply: http_error with the body's {"error": {"message"}} (the shape all three APIs use),
+// or "provider returned an error object" when there is none.
+std::string error_reply_message(long http_status, const nlohmann::json& body);
+
 }  // namespace saguaro::handoff::detail
