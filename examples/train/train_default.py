@@ -60,10 +60,16 @@ REFERENCE_RUN = ("36.3 minutes of training (36.8 minutes in all) with --threads 
                  "load; Debian python3-torch 1.13, OpenBLAS)")
 
 
-def model_config(vocab_size: int) -> GemmaConfig:
-    return GemmaConfig(vocab_size=vocab_size, hidden_size=128, intermediate_size=512, num_hidden_layers=4,
-                       num_attention_heads=4, num_key_value_heads=2, head_dim=32, query_pre_attn_scalar=32,
-                       sliding_window=64, sliding_window_pattern=2, max_position_embeddings=256,
+def model_config(vocab_size: int, hidden: int = 128, layers: int = 4, heads: int = 4, kv_heads: int = 2,
+                 head_dim: int = 32, intermediate: int = 512, sliding_window: int = 64) -> GemmaConfig:
+    """The default model's shape unless told otherwise (--hidden, --layers, ... build the cloud model)."""
+    if hidden % 32 or head_dim % 8 or heads % kv_heads:
+        raise SystemExit(f"unsupported shape: hidden {hidden} (multiple of 32), head_dim {head_dim} (multiple of "
+                         f"8), {heads} heads / {kv_heads} KV heads (a multiple)")
+    return GemmaConfig(vocab_size=vocab_size, hidden_size=hidden, intermediate_size=intermediate,
+                       num_hidden_layers=layers, num_attention_heads=heads, num_key_value_heads=kv_heads,
+                       head_dim=head_dim, query_pre_attn_scalar=head_dim,
+                       sliding_window=sliding_window, sliding_window_pattern=2, max_position_embeddings=256,
                        rope_theta=10000.0, rope_local_base_freq=10000.0, rms_norm_eps=1e-6,
                        bos_token_id=BOS_ID, eos_token_id=EOS_ID, pad_token_id=PAD_ID)
 
@@ -97,6 +103,42 @@ def collate(examples, idx):
         inp[r, :len(ids) - 1] = t[:-1]
         tgt[r, ans - 1:len(ids) - 1] = t[ans:]
     return inp, tgt
+
+
+def collate_packed(examples, idx, row_len: int):
+    """The batch `idx` packed into rows of at most row_len tokens (first fit, in batch order): inputs, targets,
+    positions (from 0 in every example) and segment ids [R, L]. The model masks attention between segments, so
+    the loss and its gradient are those of collate() without the padding work (train_default.py --pack)."""
+    rows: List[List[int]] = []
+    fill: List[int] = []
+    for i in idx:
+        n = len(examples[i][0]) - 1
+        for r, used in enumerate(fill):
+            if used + n <= row_len:
+                rows[r].append(i)
+                fill[r] += n
+                break
+        else:
+            rows.append([i])
+            fill.append(n)
+    length = max(fill)
+    inp = torch.full((len(rows), length), PAD_ID, dtype=torch.long)
+    tgt = torch.full((len(rows), length), -100, dtype=torch.long)
+    pos = torch.zeros((len(rows), length), dtype=torch.long)
+    seg = torch.empty((len(rows), length), dtype=torch.long)
+    seg[:] = torch.arange(length)[None, :] + len(idx)  # padding: a segment of its own per token
+    for r, members in enumerate(rows):
+        at = 0
+        for k, i in enumerate(members):
+            ids, ans = examples[i]
+            n = len(ids) - 1
+            t = torch.tensor(ids)
+            inp[r, at:at + n] = t[:-1]
+            tgt[r, at + ans - 1:at + n] = t[ans:]
+            pos[r, at:at + n] = torch.arange(n)
+            seg[r, at:at + n] = k
+            at += n
+    return inp, tgt, pos, seg
 
 
 def lr_at(step: int, total: int, peak: float, warmup: int, floor: float) -> float:
@@ -136,7 +178,8 @@ def write_eval_examples(path, model, tok, tasks, results):
         f.write("\n".join(lines))
 
 
-def write_card(path, cfg, n_params, size_bytes, args, n_train, n_tokens, rows, charset):
+def write_card(path, cfg, n_params, size_bytes, args, n_train, n_tokens, rows, charset, train_minutes=0.0,
+               total_minutes=0.0):
     desc = {f.cell: f.description for f in corpus.FAMILIES}
     table = evaluate_torch.format_table(rows)
     # add a "what" column after the cell name
@@ -148,6 +191,12 @@ def write_card(path, cfg, n_params, size_bytes, args, n_train, n_tokens, rows, c
         lines[k] = lines[k].replace(f"| {cell} |", f"| {cell} | {desc.get(cell, '')} |", 1)
     table = "\n".join(lines)
     overall = next(r for r in rows if r["cell"] == "all")["accuracy"]
+    if args.role == "cloud":
+        text = cloud_card(cfg, n_params, size_bytes, args, n_train, n_tokens, table, overall, charset,
+                          train_minutes, total_minutes)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        return
     text = f"""# Saguaro default model
 
 A tiny Gemma-3-architecture (`Gemma3ForCausalLM`, `model_type` `gemma3_text`) character-level model that
@@ -216,6 +265,85 @@ files.) Logits for any token sequence, from the exported files:
         f.write(text)
 
 
+def shape_options(args) -> str:
+    return (f"--hidden {args.hidden} --layers {args.layers} --heads {args.heads} --kv-heads {args.kv_heads} "
+            f"--head-dim {args.head_dim} --intermediate {args.intermediate}"
+            + (f" --sliding-window {args.sliding_window}" if args.sliding_window != 64 else ""))
+
+
+def cloud_card(cfg, n_params, size_bytes, args, n_train, n_tokens, table, overall, charset, train_minutes,
+               total_minutes) -> str:
+    out = os.path.relpath(os.path.abspath(args.out), REPO)
+    command = (f"/usr/bin/python3 examples/train/train_default.py --role cloud --out {out} {shape_options(args)} "
+               f"--steps {args.steps} --batch {args.batch} --epochs {args.epochs} --lr {args.lr} "
+               f"--warmup {args.warmup} --lr-floor {args.lr_floor} --weight-decay {args.weight_decay} "
+               f"--pack {args.pack} --max-mb {args.max_mb:g} --threads {args.threads}")
+    run = args.reference_run or (f"{train_minutes:.1f} minutes of training ({total_minutes:.1f} minutes in all) "
+                                 f"with --threads {args.threads}, measured by this run")
+    packing = (f"Each batch's examples packed into rows of at most {args.pack} tokens, attention masked between "
+               "examples and positions restarting at 0 in each (`--pack`): the same loss and gradient (up to float rounding) as padding "
+               "every example to the batch's longest, at about half the arithmetic."
+               if args.pack else "Each batch padded to its longest example, as for the default model.")
+    return f"""# Saguaro cloud model
+
+A larger sibling of the default model (`examples/models/default`): the same Gemma-3 architecture
+(`Gemma3ForCausalLM`, `model_type` `gemma3_text`), the same character tokenizer (identical token ids) and the same
+synthetic training corpus, with about {n_params / 994560:.1f}x the parameters. It plays the "cloud" model in the
+hybrid (local + cloud) accuracy table of issue 7: `saguaro serve` serves it over an OpenAI-compatible API and
+the default model hands the answers its probe doubts to it. It knows nothing beyond its synthetic training data,
+and it shares the default model's blind spots by construction (see below).
+
+- Parameters: {n_params:,} (fp32 `model.safetensors`: {size_bytes:,} bytes; lm_head tied to the embedding)
+- Shape: hidden {cfg.hidden_size}, {cfg.num_hidden_layers} layers ({", ".join(cfg.layer_types())}),
+  {cfg.num_attention_heads} query heads / {cfg.num_key_value_heads} KV heads of dim {cfg.head_dim},
+  MLP {cfg.intermediate_size} (GELU-tanh, gated), sliding window {cfg.sliding_window}, context
+  {cfg.max_position_embeddings}, vocab {cfg.vocab_size}.
+- Tokenizer: the default model's: one token per character; `<pad>`=0, `<bos>`=1, `<eos>`=2, `<unk>`=3, then
+  the {len(charset)} characters of the corpus in sorted order (`tokenizer.json` is byte-identical to the
+  default model's).
+
+## Prompt format
+
+    <bos>Q: What is 17 + 25?
+    A:
+
+The model continues with ` 42\\n<eos>`; the chat template in `tokenizer_config.json` produces exactly this from
+one user message (the same template as the default model's).
+
+## Training
+
+- Data: the default model's corpus (`examples/train/corpus.py`, seed {CORPUS_SEED}): {n_train:,} examples
+  ({n_tokens:,} tokens with <bos>/<eos>), {"one pass" if args.epochs == 1 else f"{args.epochs} passes"}, loss on
+  the answer tokens only. So the cells the default model is never trained on (carry chains, reversal of 7
+  letters, counting in 12-14 letter strings) are never trained here either, rare and look-alike facts are seen
+  {corpus.RARE_REPEATS * args.epochs} times each, and birthplaces come from the same two disagreeing sources.
+- {args.steps} steps of batch {args.batch}, AdamW (lr {args.lr}, betas (0.9, 0.98), weight decay
+  {args.weight_decay} on matrices), {args.warmup} warm-up steps then cosine decay to {args.lr_floor} x peak,
+  gradient clipping 1.0, seeds corpus {CORPUS_SEED} / model {MODEL_SEED}. {packing}
+- Run: {run}.
+
+## Accuracy on the task suite (greedy decoding, graded by `examples/tasks/grade.py`)
+
+The suite is `examples/tasks/generate.py --seed {SUITE_SEED} --per-cell {args.per_cell}`, the same file the
+default model's README reports (its unbounded cells exclude the training corpus, which is this model's too).
+Entropy: mean answer-token entropy in nats for right and wrong answers (`examples/tasks/evaluate_torch.py`).
+
+{table}
+
+Overall: {100 * overall:.1f} % (default model: 64.1 %). `eval_examples.txt` lists the first prompt of every
+cell with the token ids this model produces.
+
+## Reproduce
+
+    {command}
+    /usr/bin/python3 examples/tasks/generate.py --seed {SUITE_SEED} --per-cell {args.per_cell} -o tasks.jsonl
+    /usr/bin/python3 examples/tasks/evaluate_torch.py {out} tasks.jsonl
+
+(Debian python3-torch; the same torch/BLAS build and thread count give the same weights; only the measured
+wall-clock line of this README differs between runs.)
+"""
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", default=DEFAULT_OUT)
@@ -228,14 +356,39 @@ def main():
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--per-cell", type=int, default=100, help="suite tasks per cell for the README table")
     ap.add_argument("--log-every", type=int, default=100)
+    # Options for a differently shaped model on the same corpus (the cloud model of issue 7,
+    # examples/models/cloud); without them this script trains and writes the default model, unchanged.
+    ap.add_argument("--role", choices=["default", "cloud"], default="default",
+                    help="which model the README describes")
+    ap.add_argument("--hidden", type=int, default=128)
+    ap.add_argument("--layers", type=int, default=4)
+    ap.add_argument("--heads", type=int, default=4)
+    ap.add_argument("--kv-heads", type=int, default=2)
+    ap.add_argument("--head-dim", type=int, default=32)
+    ap.add_argument("--intermediate", type=int, default=512)
+    ap.add_argument("--sliding-window", type=int, default=64)
+    ap.add_argument("--epochs", type=int, default=1,
+                    help="passes over the corpus; the corpus has steps * batch / epochs examples (at the default "
+                         "steps, batch and epochs: the default model's corpus)")
+    ap.add_argument("--pack", type=int, default=0, metavar="LEN",
+                    help="pack each batch's examples into rows of at most LEN tokens with attention masked "
+                         "between them instead of padding every example to the batch's longest (same loss, about "
+                         "half the arithmetic on this corpus); 0: pad (the default model's training)")
+    ap.add_argument("--max-mb", type=float, default=10.0, help="fail if model.safetensors is larger")
+    ap.add_argument("--reference-run", default=None,
+                    help="wall-clock sentence for the README (default model: the committed reference run; "
+                         "otherwise this run's measured time)")
     args = ap.parse_args()
+    if args.steps % args.epochs:
+        raise SystemExit("--steps must be a multiple of --epochs")
 
     torch.set_num_threads(args.threads)
     torch.use_deterministic_algorithms(True)
     torch.manual_seed(MODEL_SEED)
     t0 = time.time()
 
-    data = corpus.generate_corpus(args.steps * args.batch - corpus.num_fixed_items(), seed=CORPUS_SEED)
+    data = corpus.generate_corpus(args.steps // args.epochs * args.batch - corpus.num_fixed_items(),
+                                  seed=CORPUS_SEED)
     charset = corpus.corpus_charset(data)
     tok = CharTokenizer(charset)
     examples = [encode_example(tok, q, a) for _, q, a in data]
@@ -245,14 +398,17 @@ def main():
     print(f"corpus: {len(data)} examples, {n_tokens} tokens, vocab {len(tok)} "
           f"({time.time() - t0:.1f}s)", flush=True)
 
-    cfg = model_config(len(tok))
+    cfg = model_config(len(tok), args.hidden, args.layers, args.heads, args.kv_heads, args.head_dim,
+                       args.intermediate, args.sliding_window)
     model = GemmaForCausalLM(cfg)
     print(f"model: {model.num_parameters()} parameters", flush=True)
     decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
     no_decay = [p for n, p in model.named_parameters() if p.dim() < 2]
     opt = torch.optim.AdamW([{"params": decay, "weight_decay": args.weight_decay},
                              {"params": no_decay, "weight_decay": 0.0}], lr=args.lr, betas=(0.9, 0.98))
-    batches = make_batches(len(examples), args.batch, seed=CORPUS_SEED + 1)
+    batches = []
+    for epoch in range(args.epochs):  # a new order every pass; the first is the default model's
+        batches += make_batches(len(examples), args.batch, seed=CORPUS_SEED + 1 + epoch)
     assert len(batches) >= args.steps, (len(batches), args.steps)
 
     t_train = time.time()
@@ -260,8 +416,12 @@ def main():
     for step in range(args.steps):
         for g in opt.param_groups:
             g["lr"] = lr_at(step, args.steps, args.lr, args.warmup, args.lr_floor)
-        inp, tgt = collate(examples, batches[step])
-        logits = model(inp)
+        if args.pack:
+            inp, tgt, pos, seg = collate_packed(examples, batches[step], args.pack)
+            logits = model(inp, pos, seg)
+        else:
+            inp, tgt = collate(examples, batches[step])
+            logits = model(inp)
         loss = F.cross_entropy(logits.reshape(-1, cfg.vocab_size), tgt.reshape(-1), ignore_index=-100)
         opt.zero_grad(set_to_none=True)
         loss.backward()
@@ -293,9 +453,9 @@ def main():
     write_eval_examples(os.path.join(args.out, "eval_examples.txt"), model, tok, tasks, results)
     size = os.path.getsize(st_path)
     write_card(os.path.join(args.out, "README.md"), cfg, model.num_parameters(), size, args, len(data), n_tokens,
-               rows, charset)
-    if size > 10 * 1024 * 1024:
-        raise SystemExit(f"model.safetensors is {size} bytes, over the 10 MB budget")
+               rows, charset, train_minutes, (time.time() - t0) / 60)
+    if size > args.max_mb * 1024 * 1024:
+        raise SystemExit(f"model.safetensors is {size} bytes, over the {args.max_mb:g} MB budget")
 
     # The exported files must reproduce the in-memory model exactly.
     reloaded = load_model(args.out)
