@@ -58,12 +58,11 @@ llvm::Expected<llvm::json::Value> readJson(const std::string &path) {
 /// embedding counts only when it is also the output projection (no other matrix has vocab rows).
 llvm::Expected<double> macsPerToken(const std::string &bundle) {
   std::string path = bundle + "/manifest.json";
-  auto json = readJson(path);
-  if (!json)
-    return json.takeError();
-  const llvm::json::Object *m = json->getAsObject();
-  const llvm::json::Array *tensors = m ? m->getArray("tensors") : nullptr;
-  const llvm::json::Object *model = m ? m->getObject("model") : nullptr;
+  auto m = readBundleManifest(bundle);
+  if (!m)
+    return m.takeError();
+  const llvm::json::Array *tensors = m->getArray("tensors");
+  const llvm::json::Object *model = m->getObject("model");
   if (!tensors || !model || !model->getInteger("vocab"))
     return fileError(path, "needs 'tensors' and 'model.vocab'");
   const int64_t vocab = *model->getInteger("vocab");

@@ -15,6 +15,20 @@
 
 using namespace saguaro;
 
+llvm::Expected<llvm::json::Object> saguaro::readBundleManifest(const std::string &bundle) {
+  std::string path = bundle + "/manifest.json";
+  auto file = llvm::MemoryBuffer::getFile(path);
+  if (!file)
+    return fileError(path, "cannot read: " + file.getError().message());
+  auto manifest = llvm::json::parse((*file)->getBuffer());
+  if (!manifest)
+    return fileError(path, "not JSON: " + llvm::toString(manifest.takeError()));
+  llvm::json::Object *root = manifest->getAsObject();
+  if (!root)
+    return fileError(path, "not a JSON object");
+  return std::move(*root);
+}
+
 bool saguaro::isBundle(const std::string &path) {
   llvm::SmallString<256> blob(path), cmake(path);
   llvm::sys::path::append(blob, "weights.sgw");

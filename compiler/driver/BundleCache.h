@@ -4,6 +4,8 @@
 
 #include "compiler/driver/Compile.h"
 
+#include "llvm/Support/JSON.h"
+
 #include <string>
 
 namespace saguaro {
@@ -14,6 +16,8 @@ bool isBundle(const std::string &path);
 std::string cacheRoot();
 /// Builds a bundle's program with CMake (once) and returns its path.
 llvm::Expected<std::string> buildBundle(const std::string &bundle);
+/// A bundle's manifest.json as a JSON object; the error names the file (unreadable, not JSON, not an object).
+llvm::Expected<llvm::json::Object> readBundleManifest(const std::string &bundle);
 /// The cached bundle of these options (content-addressed), compiling it when missing.
 llvm::Expected<std::string> cachedBundle(const CompileOptions &options);
 

@@ -54,15 +54,12 @@ llvm::Error calibrationBuild(const CompileOptions &model, CalibrationBuild &buil
   if (!program)
     return program.takeError();
   build.bundle = *dir, build.exe = *program;
-  std::string path = *dir + "/manifest.json";
-  auto file = llvm::MemoryBuffer::getFile(path);
-  auto manifest = file ? llvm::json::parse((*file)->getBuffer()) : llvm::Expected<llvm::json::Value>(nullptr);
-  if (!manifest)
-    llvm::consumeError(manifest.takeError());
-  llvm::json::Object *root = manifest ? manifest->getAsObject() : nullptr;
-  llvm::json::Array *taps = root ? root->getArray("taps") : nullptr;
+  auto root = readBundleManifest(*dir);
+  if (!root)
+    return root.takeError();
+  llvm::json::Array *taps = root->getArray("taps");
   if (!taps)
-    return fileError(path, "the calibration build lists no taps");
+    return fileError(*dir + "/manifest.json", "the calibration build lists no taps");
   build.taps = std::move(*taps);
   if (const llvm::json::Object *desc = root->getObject("model"))
     build.maxSeq = desc->getInteger("max_seq").value_or(build.maxSeq);

@@ -231,12 +231,13 @@ std::string prepare(const std::string &model, const std::string &tokenizer, cons
   if (!c.blob)
     return err;
   int64_t window = 256, vocab = 0;
-  if (auto manifest = llvm::MemoryBuffer::getFile(*bundle + "/manifest.json"))
-    if (auto json = llvm::json::parse((*manifest)->getBuffer()))
-      if (auto *m = json->getAsObject()->getObject("model")) {
-        window = std::min<int64_t>(window, m->getInteger("max_seq").value_or(window));
-        vocab = m->getInteger("vocab").value_or(0);
-      }
+  auto manifest = readBundleManifest(*bundle);
+  if (!manifest)
+    return llvm::toString(manifest.takeError());
+  if (const llvm::json::Object *m = manifest->getObject("model")) {
+    window = std::min<int64_t>(window, m->getInteger("max_seq").value_or(window));
+    vocab = m->getInteger("vocab").value_or(0);
+  }
   // Sequences: each document's ids cut into windows of at most `window` tokens, `maxTokens` in all.
   std::vector<std::pair<std::vector<int32_t>, size_t>> docs; // ids and the index of the first scored token
   if (textBuffer) {

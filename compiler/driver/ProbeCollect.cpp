@@ -34,17 +34,12 @@ bool isRight(llvm::StringRef answer, const std::vector<std::string> &accept) {
 
 /// The bundle's model name, width and hidden-tap layer, from its manifest.
 llvm::Error readTap(const std::string &bundle, std::string &model, int64_t &width, int64_t &layer) {
-  std::string path = bundle + "/manifest.json";
-  auto file = llvm::MemoryBuffer::getFile(path);
-  if (!file)
-    return fileError(path, "cannot read: " + file.getError().message());
-  auto manifest = llvm::json::parse((*file)->getBuffer());
-  if (!manifest)
-    return fileError(path, "not JSON: " + llvm::toString(manifest.takeError()));
-  const llvm::json::Object *root = manifest->getAsObject();
-  const llvm::json::Object *desc = root ? root->getObject("model") : nullptr;
+  auto root = readBundleManifest(bundle);
+  if (!root)
+    return root.takeError();
+  const llvm::json::Object *desc = root->getObject("model");
   if (!desc)
-    return fileError(path, "has no 'model' object");
+    return fileError(bundle + "/manifest.json", "has no 'model' object");
   model = desc->getString("name").value_or("").str();
   if (const llvm::json::Array *taps = root->getArray("taps"))
     for (const llvm::json::Value &tap : *taps)

@@ -267,21 +267,40 @@ bool read_file(const std::string& path, std::string* text, std::string* err) {
   return true;
 }
 
+// A bundle opened through the C API, with the buffer saguaro_complete writes its response into.
+class CompletionModel {
+ public:
+  explicit CompletionModel(const std::string& bundle) : model_(saguaro_init(bundle.c_str())), out_(1 << 20) {}
+  ~CompletionModel() {
+    if (model_) saguaro_destroy(model_);
+  }
+  CompletionModel(const CompletionModel&) = delete;
+  CompletionModel& operator=(const CompletionModel&) = delete;
+
+  bool loaded() const { return model_ != nullptr; }
+  // The response JSON, or nullptr (saguaro_last_error() says why).
+  const char* complete(const char* messages, const char* options,
+                       void (*on_token)(const char*, uint32_t, void*) = nullptr) {
+    return saguaro_complete(model_, messages, options, out_.data(), out_.size(), on_token, nullptr) < 0 ? nullptr
+                                                                                                        : out_.data();
+  }
+
+ private:
+  saguaro_model_t model_;
+  std::vector<char> out_;
+};
+
 // saguaro_complete on the messages (and options) files; prints the response JSON. `saguaro complete` runs this
 // for the local answer and its confidence, then applies the cloud handoff policy (docs/handoff.md).
 int run_complete(const Args& a) {
   std::string messages, options, err;
   if (!read_file(a.complete_file, &messages, &err)) return fail(err);
   if (!a.options_file.empty() && !read_file(a.options_file, &options, &err)) return fail(err);
-  saguaro_model_t model = saguaro_init(a.bundle.c_str());
-  if (!model) return fail(saguaro_last_error());
-  std::vector<char> out(1 << 20);
-  const int n = saguaro_complete(model, messages.c_str(), options.empty() ? nullptr : options.c_str(), out.data(),
-                                 out.size(), nullptr, nullptr);
-  const std::string problem = n < 0 ? saguaro_last_error() : "";
-  saguaro_destroy(model);
-  if (n < 0) return fail(a.complete_file + ": " + problem);
-  std::printf("%s\n", out.data());
+  CompletionModel model(a.bundle);
+  if (!model.loaded()) return fail(saguaro_last_error());
+  const char* response = model.complete(messages.c_str(), options.empty() ? nullptr : options.c_str());
+  if (!response) return fail(a.complete_file + ": " + saguaro_last_error());
+  std::printf("%s\n", response);
   return 0;
 }
 
@@ -289,9 +308,8 @@ int run_complete(const Args& a) {
 // {"token": PIECE} lines as the text is generated, then {"response": saguaro_complete's JSON} (or
 // {"error": MESSAGE}); the model stays loaded between requests. `saguaro serve` drives this over a pipe.
 int run_serve_stdio(const Args& a) {
-  saguaro_model_t model = saguaro_init(a.bundle.c_str());
-  if (!model) return fail(saguaro_last_error());
-  std::vector<char> out(1 << 20);
+  CompletionModel model(a.bundle);
+  if (!model.loaded()) return fail(saguaro_last_error());
   auto on_token = [](const char* piece, uint32_t, void*) {
     std::printf("%s\n", nlohmann::json{{"token", piece}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
     std::fflush(stdout);
@@ -304,15 +322,13 @@ int run_serve_stdio(const Args& a) {
     } else {
       const std::string messages = request["messages"].dump();
       const std::string options = request.value("options", nlohmann::json::object()).dump();
-      const int n = saguaro_complete(model, messages.c_str(), options.c_str(), out.data(), out.size(), on_token,
-                                     nullptr);
-      reply = n < 0 ? nlohmann::json{{"error", saguaro_last_error()}}
-                    : nlohmann::json{{"response", nlohmann::json::parse(out.data(), nullptr, false)}};
+      const char* response = model.complete(messages.c_str(), options.c_str(), on_token);
+      reply = !response ? nlohmann::json{{"error", saguaro_last_error()}}
+                        : nlohmann::json{{"response", nlohmann::json::parse(response, nullptr, false)}};
     }
     std::printf("%s\n", reply.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
     std::fflush(stdout);
   }
-  saguaro_destroy(model);
   return 0;
 }
 

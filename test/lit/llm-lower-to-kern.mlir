@@ -21,10 +21,10 @@
 // Llama 3 frequency scaling adds its four parameters after pos_scale.
 // CHECK-NEXT: kern.call %[[K]] : memref<1x4xf32> {args = [#kern.param<"rows">, #kern.param<"pos0">, 0 : index, 5.000000e+05 : f32, 8.000000e+00 : f32, 3.200000e+01 : f32, 1.000000e+00 : f32, 4.000000e+00 : f32, 8.192000e+03 : f32], callee = "rope_f32", template_args = [1, 4, 1]}
 // Layer 0: scale 0 divides by sqrt(head_dim), so the last template argument is true.
-// CHECK-NEXT: kern.call %[[K]], %[[V]] : memref<1x4xf32>, memref<1x4xf32> {args = [#kern.param<"rows">, #kern.param<"pos0">, 0 : index, 1 : index, #kern.kv<0>, #kern.kv<64>], callee = "kv_store_f32", template_args = [4, 16]}
+// CHECK-NEXT: kern.call %[[K]], %[[V]] : memref<1x4xf32>, memref<1x4xf32> {args = [#kern.param<"rows">, #kern.param<"pos0">, 0 : index, 1 : index, #kern.kv<0>, #kern.kv<64>], callee = "kv_store_f32", template_args = [1, 4, 16]}
 // CHECK-NEXT: %[[SCRATCH0:.*]] = kern.alloc : memref<16xf32>
 // CHECK-NEXT: %[[A:.*]] = kern.alloc : memref<1x8xf32>
-// CHECK-NEXT: kern.call %[[Q]], %[[SCRATCH0]], %[[A]] : memref<1x8xf32>, memref<16xf32>, memref<1x8xf32> {args = [#kern.param<"rows">, #kern.param<"pos0">, 0 : index, #kern.kv<0>, #kern.kv<64>, 0.000000e+00 : f32, 0.000000e+00 : f32, 1 : index, 2 : index], callee = "attention_f32", template_args = [2, 1, 4, 16, 0, true]}
+// CHECK-NEXT: kern.call %[[Q]], %[[SCRATCH0]], %[[A]] : memref<1x8xf32>, memref<16xf32>, memref<1x8xf32> {args = [#kern.param<"rows">, #kern.param<"pos0">, 0 : index, #kern.kv<0>, #kern.kv<64>, 0.000000e+00 : f32, 0.000000e+00 : f32, 1 : index, 2 : index, #kern.param<"parallel">], callee = "attention_f32", template_args = [2, 1, 4, 16, 0, true]}
 // CHECK-NEXT: %[[O:.*]] = kern.alloc : memref<1x8xf32>
 // CHECK-NEXT: kern.call %[[A]], %[[O]] : {{.*}} {args = [#kern.param<"rows">, 0 : index, #kern.weight<"l0.wo">, 1 : index], callee = "matmul_f32", template_args = [8, 8]}
 // The fused residual add updates the residual buffer in place; only the normed row is new.
@@ -46,10 +46,10 @@
 // CHECK:      kern.call %[[N3]], %[[Q1:[^ ]*]] : {{.*}} #kern.weight<"l1.wq">
 // CHECK:      kern.call %[[N3]], %[[K1:[^ ]*]] : {{.*}} #kern.weight<"l1.wk">
 // CHECK:      kern.call %[[N3]], %[[V1:[^ ]*]] : {{.*}} #kern.weight<"l1.wv">
-// CHECK-NEXT: kern.call %[[K1]], %[[V1]] : memref<1x8xf32>, memref<1x8xf32> {args = [#kern.param<"rows">, #kern.param<"pos0">, 0 : index, 1 : index, #kern.kv<128>, #kern.kv<256>], callee = "kv_store_f32", template_args = [8, 16]}
+// CHECK-NEXT: kern.call %[[K1]], %[[V1]] : memref<1x8xf32>, memref<1x8xf32> {args = [#kern.param<"rows">, #kern.param<"pos0">, 0 : index, 1 : index, #kern.kv<128>, #kern.kv<256>], callee = "kv_store_f32", template_args = [2, 4, 16]}
 // CHECK-NEXT: %[[SCRATCH1:.*]] = kern.alloc : memref<16xf32>
 // CHECK-NEXT: %[[A1:.*]] = kern.alloc : memref<1x8xf32>
-// CHECK-NEXT: kern.call %[[Q1]], %[[SCRATCH1]], %[[A1]] : memref<1x8xf32>, memref<16xf32>, memref<1x8xf32> {args = [#kern.param<"rows">, #kern.param<"pos0">, 0 : index, #kern.kv<128>, #kern.kv<256>, 2.500000e-01 : f32, 5.000000e+01 : f32, 1 : index, 2 : index], callee = "attention_f32", template_args = [2, 2, 4, 16, 4, false]}
+// CHECK-NEXT: kern.call %[[Q1]], %[[SCRATCH1]], %[[A1]] : memref<1x8xf32>, memref<16xf32>, memref<1x8xf32> {args = [#kern.param<"rows">, #kern.param<"pos0">, 0 : index, #kern.kv<128>, #kern.kv<256>, 2.500000e-01 : f32, 5.000000e+01 : f32, 1 : index, 2 : index, #kern.param<"parallel">], callee = "attention_f32", template_args = [2, 2, 4, 16, 4, false]}
 // CHECK-NEXT: kern.call %[[A1]], %[[H]] : memref<1x8xf32>, memref<1x8xf32> {args = [#kern.param<"rows">, 0 : index, 1 : index], callee = "add_f32", template_args = [8]}
 // CHECK-NEXT: %[[F:.*]] = kern.alloc : memref<1x8xf32>
 // CHECK-NEXT: kern.call %[[A1]], %[[F]] : {{.*}} {args = [#kern.param<"rows">, 0 : index, #kern.weight<"final_norm">, 9.99999974E-6 : f32, 1 : index], callee = "rmsnorm_f32", template_args = [8, true]}
@@ -152,9 +152,9 @@ module attributes {llm.max_seq = 8 : i64} {
 // KV offsets follow the layer number, not the order in which the layers appear:
 // layer 0 (width 4) gets 0 and 8*4 = 32, layer 1 (width 2) gets 64 and 64 + 8*2 = 80.
 // CHECK-LABEL: module attributes {kern.kv_bytes = 384 : i64, llm.max_seq = 8 : i64}
-// CHECK:      callee = "kv_store_f32", template_args = [2, 8]
+// CHECK:      callee = "kv_store_f32", template_args = [1, 2, 8]
 // CHECK:      args = [#kern.param<"rows">, #kern.param<"pos0">, 0 : index, #kern.kv<64>, #kern.kv<80>, {{.*}}], callee = "attention_f32", template_args = [2, 1, 2, 8, 0, true]
-// CHECK:      {{.*}} #kern.kv<0>, #kern.kv<32>], callee = "kv_store_f32", template_args = [4, 8]
+// CHECK:      {{.*}} #kern.kv<0>, #kern.kv<32>], callee = "kv_store_f32", template_args = [1, 4, 8]
 // CHECK:      args = [#kern.param<"rows">, #kern.param<"pos0">, 0 : index, #kern.kv<0>, #kern.kv<32>, {{.*}}], callee = "attention_f32", template_args = [1, 1, 4, 8, 0, true]
 module attributes {llm.max_seq = 8 : i64} {
   func.func @layers_out_of_order(%tokens: tensor<1xi32>) -> tensor<1x16xf32> attributes {llm.entry = "decode"} {

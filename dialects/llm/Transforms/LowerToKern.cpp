@@ -209,7 +209,8 @@ LogicalResult FunctionLowering::lower(Operation *op) {
       .Case([&](AttentionOp a) {
         int64_t kvDim = a.getKvHeads() * a.getHeadDim();
         int64_t kOffset = kv.offset.at(a.getLayer()), vOffset = kOffset + maxSeq * kvDim;
-        call(loc, "kv_store_f32", {i64(kvDim), i64(maxSeq)},
+        // Caches are head-major, [kv_heads][max_seq][head_dim] (generic/attention.h).
+        call(loc, "kv_store_f32", {a.getKvHeadsAttr(), a.getHeadDimAttr(), i64(maxSeq)},
              {buffers.lookup(a.getK()), buffers.lookup(a.getV())},
              {rows, pos0, buffer(0), buffer(1), kvAt(kOffset), kvAt(vOffset)});
         Value scratch = alloc(loc, {maxSeq});
@@ -221,7 +222,7 @@ LogicalResult FunctionLowering::lower(Operation *op) {
               b.getBoolAttr(divide)},
              {buffers.lookup(a.getQ()), scratch, out},
              {rows, pos0, buffer(0), kvAt(kOffset), kvAt(vOffset), a.getScaleAttr(), a.getSoftcapAttr(),
-              buffer(1), buffer(2)});
+              buffer(1), buffer(2), param("parallel")});
         buffers[a] = out;
         return success();
       })

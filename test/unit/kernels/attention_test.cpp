@@ -12,8 +12,8 @@ struct AttnCase {
   float scale, softcap;
 };
 
-/// Causal (optionally windowed, soft-capped) GQA attention in double over caches kc/vc[S][kvh][hd].
-std::vector<double> RefAttention(const AttnCase& c, int heads, int kvh, int hd, int window, bool div_sqrt,
+/// Causal (optionally windowed, soft-capped) GQA attention in double over head-major caches kc/vc[kvh][S][hd].
+std::vector<double> RefAttention(const AttnCase& c, int heads, int kvh, int hd, int seq, int window, bool div_sqrt,
                                  const std::vector<float>& q, const std::vector<float>& kc,
                                  const std::vector<float>& vc) {
   std::vector<double> out(static_cast<size_t>(c.rows) * heads * hd, 0.0);
@@ -26,7 +26,7 @@ std::vector<double> RefAttention(const AttnCase& c, int heads, int kvh, int hd, 
       for (int t = t0; t <= p; ++t) {
         double dot = 0.0;
         for (int i = 0; i < hd; ++i)
-          dot += static_cast<double>(q[(r * heads + h) * hd + i]) * kc[(t * kvh + g) * hd + i];
+          dot += static_cast<double>(q[(r * heads + h) * hd + i]) * kc[(static_cast<size_t>(g) * seq + t) * hd + i];
         double score = div_sqrt ? dot / std::sqrt(static_cast<double>(hd)) : dot * c.scale;
         if (c.softcap > 0) score = c.softcap * std::tanh(score / c.softcap);
         s.push_back(score);
@@ -36,7 +36,7 @@ std::vector<double> RefAttention(const AttnCase& c, int heads, int kvh, int hd, 
       for (auto& v : s) sum += (v = std::exp(v - mx));
       for (int t = t0; t <= p; ++t)
         for (int i = 0; i < hd; ++i)
-          out[(r * heads + h) * hd + i] += s[t - t0] / sum * vc[(t * kvh + g) * hd + i];
+          out[(r * heads + h) * hd + i] += s[t - t0] / sum * vc[(static_cast<size_t>(g) * seq + t) * hd + i];
     }
   }
   return out;
@@ -55,22 +55,27 @@ void CheckAttention(const AttnCase& c) {
   const int32_t first_visible = Window > 0 ? std::max(0, c.pos0 - Window + 1) : 0;
   for (int32_t t = 0; t < S; ++t) {
     if (t >= first_visible && t < end) continue;
-    std::fill(kc.begin() + t * kKvd, kc.begin() + (t + 1) * kKvd, nan);
-    std::fill(vc.begin() + t * kKvd, vc.begin() + (t + 1) * kKvd, nan);
+    for (int g = 0; g < KVH; ++g) {
+      std::fill_n(kc.begin() + (g * S + t) * HD, HD, nan);
+      std::fill_n(vc.begin() + (g * S + t) * HD, HD, nan);
+    }
   }
-  // The newest rows arrive through kv_store_f32, as generated code does it.
+  // The newest rows arrive through kv_store_f32, as generated code does it: row r, KV head g lands at
+  // [g][pos0 + r] of the head-major caches.
   const auto k_new = RandomFloats(c.rows * kKvd, 400 + c.rows);
   const auto v_new = RandomFloats(c.rows * kKvd, 500 + c.rows);
-  kv_store_f32<kKvd, S>(c.rows, c.pos0, k_new.data(), v_new.data(), kc.data(), vc.data());
-  for (int i = 0; i < c.rows * kKvd; ++i) {
-    ASSERT_EQ(kc[c.pos0 * kKvd + i], k_new[i]);
-    ASSERT_EQ(vc[c.pos0 * kKvd + i], v_new[i]);
-  }
+  kv_store_f32<KVH, HD, S>(c.rows, c.pos0, k_new.data(), v_new.data(), kc.data(), vc.data());
+  for (int r = 0; r < c.rows; ++r)
+    for (int g = 0; g < KVH; ++g)
+      for (int i = 0; i < HD; ++i) {
+        ASSERT_EQ(kc[(g * S + c.pos0 + r) * HD + i], k_new[(r * KVH + g) * HD + i]);
+        ASSERT_EQ(vc[(g * S + c.pos0 + r) * HD + i], v_new[(r * KVH + g) * HD + i]);
+      }
   const auto q = RandomFloats(c.rows * H * HD, 600 + c.pos0, -3.0f, 3.0f);
   std::vector<float> scratch(S, nan), out(c.rows * H * HD, nan);
   attention_f32<H, KVH, HD, S, Window, DivSqrt>(c.rows, c.pos0, q.data(), kc.data(), vc.data(), c.scale,
                                                  c.softcap, scratch.data(), out.data());
-  ExpectClose(out, RefAttention(c, H, KVH, HD, Window, DivSqrt, q, kc, vc));
+  ExpectClose(out, RefAttention(c, H, KVH, HD, S, Window, DivSqrt, q, kc, vc));
 }
 
 TEST(AttentionF32, SingleRowDecode) {

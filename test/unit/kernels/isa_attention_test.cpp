@@ -30,8 +30,10 @@ void CheckAttention(const Case& c) {
   const int32_t first_visible = Window > 0 ? std::max(0, c.pos0 - Window + 1) : 0;
   for (int32_t t = 0; t < S; ++t) {
     if (t >= first_visible && t < end) continue;
-    std::fill(kc.begin() + t * kKvd, kc.begin() + (t + 1) * kKvd, nan);
-    std::fill(vc.begin() + t * kKvd, vc.begin() + (t + 1) * kKvd, nan);
+    for (int g = 0; g < KVH; ++g) {  // head-major caches, [KVH][S][HD]
+      std::fill_n(kc.begin() + (g * S + t) * HD, HD, nan);
+      std::fill_n(vc.begin() + (g * S + t) * HD, HD, nan);
+    }
   }
   const auto q = RandomFloats(static_cast<size_t>(c.rows) * H * HD, 600 + c.pos0 + c.rows, -3.0f, 3.0f);
   std::vector<float> scratch(S, nan), want(q.size(), nan), got(q.size(), nan);
@@ -109,6 +111,39 @@ TEST(IsaAttention, HeadSizeNotMultipleOf4UsesGeneric) {
   CheckAttention<4, 2, 6, 32, 0>({3, 5, 0.40824829f, 0.0f});
 }
 #endif
+
+// A pool that runs the thread indices one after another, last first.
+void RunReversed(void* pool, ParallelTask task, void* arg) {
+  const int32_t threads = static_cast<const Parallel*>(pool)->threads;
+  for (int32_t t = threads - 1; t >= 0; --t) task(arg, t);
+}
+
+// The (row, KV head) pairs split over 2, 3 and 5 threads give the single-threaded result bit for bit.
+template <int H, int KVH, int HD, int S, int Window>
+void CheckThreadSplit(int32_t rows, int32_t pos0) {
+  SCOPED_TRACE(testing::Message() << "H " << H << " KVH " << KVH << " HD " << HD << " rows " << rows);
+  const auto kc = RandomFloats(static_cast<size_t>(S) * KVH * HD, 11);
+  const auto vc = RandomFloats(static_cast<size_t>(S) * KVH * HD, 12);
+  const auto q = RandomFloats(static_cast<size_t>(rows) * H * HD, 13, -3.0f, 3.0f);
+  std::vector<float> scratch(S), want(q.size());
+  isa::attention_f32<H, KVH, HD, S, Window>(rows, pos0, q.data(), kc.data(), vc.data(), 0.1f, 0.0f, scratch.data(),
+                                            want.data());
+  for (int32_t threads : {2, 3, 5}) {
+    Parallel par{threads, nullptr, &RunReversed};
+    par.pool = &par;
+    std::vector<float> got(q.size(), -1.0f);
+    isa::attention_f32<H, KVH, HD, S, Window>(rows, pos0, q.data(), kc.data(), vc.data(), 0.1f, 0.0f,
+                                              scratch.data(), got.data(), &par);
+    ExpectBitEqual(got.data(), want.data(), want.size());
+  }
+}
+
+TEST(IsaAttention, ThreadSplitBitIdentical) {
+  SAGUARO_REQUIRE_ISA();
+  CheckThreadSplit<16, 8, 64, 512, 0>(1, 300);  // decode: the KV heads are split
+  CheckThreadSplit<8, 1, 64, 512, 0>(1, 300);   // one KV head: nothing to split
+  CheckThreadSplit<4, 2, 32, 512, 16>(7, 200);  // prefill rows with a window
+}
 
 TEST(IsaAttention, KernelsHeaderSelectsIsa) {
   EXPECT_EQ((&kernels::attention_f32<4, 2, 16, 32, 0, false>), (&isa::attention_f32<4, 2, 16, 32, 0, false>));

@@ -4,17 +4,22 @@
 #include <cmath>
 #include <cstdint>
 
+#include "saguaro/kernels/parallel.h"
+
 namespace saguaro::kernels::generic {
 
-/// Copies k[rows][KVD], v[rows][KVD] into kc[pos][KVD], vc[pos][KVD] at pos = pos0+r (< S).
-template <int KVD, int S>
+/// Copies k[rows][KVH·HD], v[rows][KVH·HD] (row r at position pos0 + r < S) into the caches kc/vc[KVH][S][HD].
+/// Head-major: the positions a KV head's attention reads are one contiguous range of its cache.
+template <int KVH, int HD, int S>
 inline void kv_store_f32(int32_t rows, int32_t pos0, const float* k, const float* v, float* kc, float* vc) {
   for (int32_t r = 0; r < rows; ++r) {
-    const int64_t src = static_cast<int64_t>(r) * KVD;
-    const int64_t dst = static_cast<int64_t>(pos0 + r) * KVD;
-    for (int i = 0; i < KVD; ++i) {
-      kc[dst + i] = k[src + i];
-      vc[dst + i] = v[src + i];
+    for (int kh = 0; kh < KVH; ++kh) {
+      const int64_t src = (static_cast<int64_t>(r) * KVH + kh) * HD;
+      const int64_t dst = (static_cast<int64_t>(kh) * S + pos0 + r) * HD;
+      for (int i = 0; i < HD; ++i) {
+        kc[dst + i] = k[src + i];
+        vc[dst + i] = v[src + i];
+      }
     }
   }
 }
@@ -33,27 +38,28 @@ inline void softmax_f32(float* x, int32_t n) {
   for (int32_t i = 0; i < n; ++i) x[i] /= sum;
 }
 
-/// Causal GQA attention of q[rows][H][HD] over kc/vc[S][KVH][HD] into out[rows][H][HD].
+/// Causal GQA attention of q[rows][H][HD] over kc/vc[KVH][S][HD] into out[rows][H][HD].
 /// Query row r (position p = pos0+r) sees t in [max(0, p-Window+1), p]; Window 0 = unlimited.
 /// score = dot·scale, or dot / sqrtf((float)HD) when DivideBySqrtHD (llama2.c's exact form: the two
 /// differ in the last bit when HD is not a power of 4, e.g. stories260K's HD=8); then, if softcap > 0,
 /// score = softcap·tanhf(score/softcap). The weighted V sum runs t outer, i inner. scratch holds S floats.
+/// The reference runs on the calling thread (one score buffer); the ISA kernels split the work over `par`.
 template <int H, int KVH, int HD, int S, int Window, bool DivideBySqrtHD = false>
 inline void attention_f32(int32_t rows, int32_t pos0, const float* q, const float* kc, const float* vc,
-                          float scale, float softcap, float* scratch, float* out) {
+                          float scale, float softcap, float* scratch, float* out, const Parallel* par = nullptr) {
+  (void)par;
   static_assert(H % KVH == 0, "query heads must be a multiple of KV heads");
   static_assert(Window >= 0, "window is 0 (unlimited) or a positive length");
   constexpr int kKvMul = H / KVH;
-  constexpr int kKvDim = KVH * HD;
   for (int32_t r = 0; r < rows; ++r) {
     const int32_t p = pos0 + r;
     const int32_t t0 = (Window > 0 && p - Window + 1 > 0) ? p - Window + 1 : 0;
     const int32_t n = p - t0 + 1;
     for (int h = 0; h < H; ++h) {
       const float* qh = q + (static_cast<int64_t>(r) * H + h) * HD;
-      const int64_t koff = static_cast<int64_t>(h / kKvMul) * HD;
+      const int64_t koff = static_cast<int64_t>(h / kKvMul) * S * HD;
       for (int32_t t = t0; t <= p; ++t) {
-        const float* k = kc + static_cast<int64_t>(t) * kKvDim + koff;
+        const float* k = kc + koff + static_cast<int64_t>(t) * HD;
         float score = 0.0f;
         for (int i = 0; i < HD; ++i) score += qh[i] * k[i];
         if (DivideBySqrtHD) {
@@ -68,7 +74,7 @@ inline void attention_f32(int32_t rows, int32_t pos0, const float* q, const floa
       float* xb = out + (static_cast<int64_t>(r) * H + h) * HD;
       for (int i = 0; i < HD; ++i) xb[i] = 0.0f;
       for (int32_t t = t0; t <= p; ++t) {
-        const float* v = vc + static_cast<int64_t>(t) * kKvDim + koff;
+        const float* v = vc + koff + static_cast<int64_t>(t) * HD;
         const float a = scratch[t - t0];
         for (int i = 0; i < HD; ++i) xb[i] += a * v[i];
       }

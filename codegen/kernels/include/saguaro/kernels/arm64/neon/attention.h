@@ -1,9 +1,9 @@
 // Causal GQA attention (NEON).
 //
 // The query heads that share a KV head are processed together, so each cached K/V row is read once per KV head
-// rather than once per query head, and the softmax is computed online over blocks of positions (running max,
-// rescaled sum and weighted V sum, normalized at the end), so no per-head score buffer of the whole context is
-// needed. The result equals the generic kernel up to rounding (reordered sums, vector exp/tanh). HD not a
+// rather than once per query head (the head-major cache makes those rows one contiguous range), and the softmax
+// is computed online over blocks of positions (running max, rescaled sum and weighted V sum, normalized at the
+// end), so no per-head score buffer of the whole context is needed. (row, KV head) pairs go to the threads. The result equals the generic kernel up to rounding (reordered sums, vector exp/tanh). HD not a
 // multiple of 4 uses the generic kernel. kv_store_f32 stays generic (a copy the compiler vectorizes).
 #pragma once
 
@@ -15,6 +15,7 @@
 #include "saguaro/kernels/arm64/neon/common.h"
 #include "saguaro/kernels/arm64/neon/vmath.h"
 #include "saguaro/kernels/generic/attention.h"
+#include "saguaro/kernels/parallel.h"
 
 namespace saguaro::kernels::arm64_neon {
 
@@ -46,107 +47,117 @@ inline void dots(const float* q, const float* k, int64_t ld, int n, float* s) {
   }
 }
 
+/// Attention of query row r (position p) for the M query heads of KV head kh, whose cached rows are contiguous
+/// (kc/vc[KVH][S][HD]): scores and the running softmax over blocks of kBlock positions, then the block's V rows
+/// weighted into M accumulators, CW vectors of HD at a time.
+template <int H, int KVH, int HD, int S, int Window, bool DivideBySqrtHD>
+inline void kv_head_group(int32_t r, int32_t p, int kh, const float* q, const float* kc, const float* vc, float scale,
+                          float softcap, float* out) {
+  constexpr int M = H / KVH;  // query heads per KV head
+  constexpr int C = HD / 4;
+  // V vectors per pass: up to one 64-byte line of a V row, with at most 16 accumulators (M × CW) live.
+  constexpr int CW = C % 4 == 0 && M <= 4 ? 4 : (C % 2 == 0 && M <= 8 ? 2 : 1);
+  alignas(16) float sc[M][kBlock];
+  alignas(16) float acc[M][HD];
+  float mx[M], sum[M], corr[M];
+  const float32x4_t vscale = vdupq_n_f32(DivideBySqrtHD ? sqrtf(static_cast<float>(HD)) : scale);
+  const float32x4_t vcap = vdupq_n_f32(softcap);
+  const float32x4_t ninf = vdupq_n_f32(-__builtin_huge_valf());
+  const int32_t t0 = (Window > 0 && p - Window + 1 > 0) ? p - Window + 1 : 0;
+  const float* qg = q + (static_cast<int64_t>(r) * H + kh * M) * HD;
+  const float* kg = kc + static_cast<int64_t>(kh) * S * HD;
+  const float* vg = vc + static_cast<int64_t>(kh) * S * HD;
+  for (int m = 0; m < M; ++m) {
+    mx[m] = -__builtin_huge_valf();
+    sum[m] = 0.0f;
+    for (int i = 0; i < HD; ++i) acc[m][i] = 0.0f;
+  }
+  for (int32_t tb = t0; tb <= p; tb += kBlock) {
+    const int nt = p + 1 - tb < kBlock ? p + 1 - tb : kBlock;
+    const int nvec = (nt + 3) / 4;
+    for (int m = 0; m < M; ++m) {
+      float* s = sc[m];
+      dots<HD>(qg + m * HD, kg + static_cast<int64_t>(tb) * HD, HD, nt, s);
+      for (int u = nt; u < nvec * 4; ++u) s[u] = 0.0f;
+      // Scores, then the block's running max.
+      float32x4_t bm = ninf;
+      for (int u = 0; u < nvec * 4; u += 4) {
+        float32x4_t v = vld1q_f32(s + u);
+        v = DivideBySqrtHD ? vdivq_f32(v, vscale) : vmulq_f32(v, vscale);
+        if (softcap > 0.0f) v = vmulq_f32(vcap, detail::tanh_ps(vdivq_f32(v, vcap)));
+        vst1q_f32(s + u, v);
+        bm = vmaxq_f32(bm, vbslq_f32(detail::first_lanes(nt - u), v, ninf));
+      }
+      const float old = mx[m];
+      const float block_max = vmaxvq_f32(bm);
+      mx[m] = old > block_max ? old : block_max;
+      corr[m] = expf(old - mx[m]);  // 0 for the first block (old = -inf)
+      // Exponentials and their sum; positions past nt weigh 0.
+      const float32x4_t vmx = vdupq_n_f32(mx[m]);
+      float32x4_t es = vdupq_n_f32(0.0f);
+      for (int u = 0; u < nvec * 4; u += 4) {
+        float32x4_t e = detail::exp_ps(vsubq_f32(vld1q_f32(s + u), vmx));
+        e = vreinterpretq_f32_u32(vandq_u32(vreinterpretq_u32_f32(e), detail::first_lanes(nt - u)));
+        vst1q_f32(s + u, e);
+        es = vaddq_f32(es, e);
+      }
+      sum[m] = sum[m] * corr[m] + detail::hsum(es);
+    }
+    // acc = acc·corr + Σ_u e_u·v_u, CW vectors of HD at a time for all M heads.
+    for (int c = 0; c < C; c += CW) {
+      float32x4_t a[M][CW];
+      #pragma GCC unroll 16
+      for (int m = 0; m < M; ++m) {
+        const float32x4_t cm = vdupq_n_f32(corr[m]);
+        #pragma GCC unroll 4
+        for (int w = 0; w < CW; ++w) a[m][w] = vmulq_f32(vld1q_f32(acc[m] + 4 * (c + w)), cm);
+      }
+      const float* v = vg + static_cast<int64_t>(tb) * HD + 4 * c;
+      for (int u = 0; u < nt; ++u, v += HD) {
+        float32x4_t vv[CW];
+        #pragma GCC unroll 4
+        for (int w = 0; w < CW; ++w) vv[w] = vld1q_f32(v + 4 * w);
+        #pragma GCC unroll 16
+        for (int m = 0; m < M; ++m) {
+          const float e = sc[m][u];
+          #pragma GCC unroll 4
+          for (int w = 0; w < CW; ++w) a[m][w] = vfmaq_n_f32(a[m][w], vv[w], e);
+        }
+      }
+      #pragma GCC unroll 16
+      for (int m = 0; m < M; ++m)
+        #pragma GCC unroll 4
+        for (int w = 0; w < CW; ++w) vst1q_f32(acc[m] + 4 * (c + w), a[m][w]);
+    }
+  }
+  for (int m = 0; m < M; ++m) {
+    float* xb = out + (static_cast<int64_t>(r) * H + kh * M + m) * HD;
+    const float32x4_t vs = vdupq_n_f32(sum[m]);
+    for (int c = 0; c < C; ++c) vst1q_f32(xb + 4 * c, vdivq_f32(vld1q_f32(acc[m] + 4 * c), vs));
+  }
+}
+
 }  // namespace attention_detail
 
-/// Causal GQA attention of q[rows][H][HD] over kc/vc[S][KVH][HD] into out[rows][H][HD] (contract of
-/// generic::attention_f32; `scratch` is not used).
+/// Causal GQA attention of q[rows][H][HD] over kc/vc[KVH][S][HD] into out[rows][H][HD] (contract of
+/// generic::attention_f32; `scratch` is not used). The (row, KV head) pairs are independent and are split over
+/// the threads of `par`.
 template <int H, int KVH, int HD, int S, int Window, bool DivideBySqrtHD = false>
 inline void attention_f32(int32_t rows, int32_t pos0, const float* q, const float* kc, const float* vc, float scale,
-                          float softcap, float* scratch, float* out) {
+                          float softcap, float* scratch, float* out, const Parallel* par = nullptr) {
   static_assert(H % KVH == 0, "query heads must be a multiple of KV heads");
   static_assert(Window >= 0, "window is 0 (unlimited) or a positive length");
   if constexpr (HD % 4 != 0) {
     generic::attention_f32<H, KVH, HD, S, Window, DivideBySqrtHD>(rows, pos0, q, kc, vc, scale, softcap, scratch, out);
   } else {
-    using attention_detail::kBlock;
-    constexpr int M = H / KVH;  // query heads per KV head
-    constexpr int kKvDim = KVH * HD;
-    constexpr int C = HD / 4;
-    // V vectors per pass: up to one 64-byte line of a V row, with at most 16 accumulators (M × CW) live.
-    constexpr int CW = C % 4 == 0 && M <= 4 ? 4 : (C % 2 == 0 && M <= 8 ? 2 : 1);
-    alignas(16) float sc[M][kBlock];
-    alignas(16) float acc[M][HD];
-    float mx[M], sum[M], corr[M];
-    const float32x4_t vscale = vdupq_n_f32(DivideBySqrtHD ? sqrtf(static_cast<float>(HD)) : scale);
-    const float32x4_t vcap = vdupq_n_f32(softcap);
-    const float32x4_t ninf = vdupq_n_f32(-__builtin_huge_valf());
-    for (int32_t r = 0; r < rows; ++r) {
-      const int32_t p = pos0 + r;
-      const int32_t t0 = (Window > 0 && p - Window + 1 > 0) ? p - Window + 1 : 0;
-      for (int kh = 0; kh < KVH; ++kh) {
-        const float* qg = q + (static_cast<int64_t>(r) * H + kh * M) * HD;
-        const float* kg = kc + kh * HD;
-        const float* vg = vc + kh * HD;
-        for (int m = 0; m < M; ++m) {
-          mx[m] = -__builtin_huge_valf();
-          sum[m] = 0.0f;
-          for (int i = 0; i < HD; ++i) acc[m][i] = 0.0f;
-        }
-        for (int32_t tb = t0; tb <= p; tb += kBlock) {
-          const int nt = p + 1 - tb < kBlock ? p + 1 - tb : kBlock;
-          const int nvec = (nt + 3) / 4;
-          for (int m = 0; m < M; ++m) {
-            float* s = sc[m];
-            attention_detail::dots<HD>(qg + m * HD, kg + static_cast<int64_t>(tb) * kKvDim, kKvDim, nt, s);
-            for (int u = nt; u < nvec * 4; ++u) s[u] = 0.0f;
-            // Scores, then the block's running max.
-            float32x4_t bm = ninf;
-            for (int u = 0; u < nvec * 4; u += 4) {
-              float32x4_t v = vld1q_f32(s + u);
-              v = DivideBySqrtHD ? vdivq_f32(v, vscale) : vmulq_f32(v, vscale);
-              if (softcap > 0.0f) v = vmulq_f32(vcap, detail::tanh_ps(vdivq_f32(v, vcap)));
-              vst1q_f32(s + u, v);
-              bm = vmaxq_f32(bm, vbslq_f32(detail::first_lanes(nt - u), v, ninf));
-            }
-            const float old = mx[m];
-            const float block_max = vmaxvq_f32(bm);
-            mx[m] = old > block_max ? old : block_max;
-            corr[m] = expf(old - mx[m]);  // 0 for the first block (old = -inf)
-            // Exponentials and their sum; positions past nt weigh 0.
-            const float32x4_t vmx = vdupq_n_f32(mx[m]);
-            float32x4_t es = vdupq_n_f32(0.0f);
-            for (int u = 0; u < nvec * 4; u += 4) {
-              float32x4_t e = detail::exp_ps(vsubq_f32(vld1q_f32(s + u), vmx));
-              e = vreinterpretq_f32_u32(vandq_u32(vreinterpretq_u32_f32(e), detail::first_lanes(nt - u)));
-              vst1q_f32(s + u, e);
-              es = vaddq_f32(es, e);
-            }
-            sum[m] = sum[m] * corr[m] + detail::hsum(es);
-          }
-          // acc = acc·corr + Σ_u e_u·v_u, CW vectors of HD at a time for all M heads.
-          for (int c = 0; c < C; c += CW) {
-            float32x4_t a[M][CW];
-            #pragma GCC unroll 16
-            for (int m = 0; m < M; ++m) {
-              const float32x4_t cm = vdupq_n_f32(corr[m]);
-              #pragma GCC unroll 4
-              for (int w = 0; w < CW; ++w) a[m][w] = vmulq_f32(vld1q_f32(acc[m] + 4 * (c + w)), cm);
-            }
-            const float* v = vg + static_cast<int64_t>(tb) * kKvDim + 4 * c;
-            for (int u = 0; u < nt; ++u, v += kKvDim) {
-              float32x4_t vv[CW];
-              #pragma GCC unroll 4
-              for (int w = 0; w < CW; ++w) vv[w] = vld1q_f32(v + 4 * w);
-              #pragma GCC unroll 16
-              for (int m = 0; m < M; ++m) {
-                const float e = sc[m][u];
-                #pragma GCC unroll 4
-                for (int w = 0; w < CW; ++w) a[m][w] = vfmaq_n_f32(a[m][w], vv[w], e);
-              }
-            }
-            #pragma GCC unroll 16
-            for (int m = 0; m < M; ++m)
-              #pragma GCC unroll 4
-              for (int w = 0; w < CW; ++w) vst1q_f32(acc[m] + 4 * (c + w), a[m][w]);
-          }
-        }
-        for (int m = 0; m < M; ++m) {
-          float* xb = out + (static_cast<int64_t>(r) * H + kh * M + m) * HD;
-          const float32x4_t vs = vdupq_n_f32(sum[m]);
-          for (int c = 0; c < C; ++c) vst1q_f32(xb + 4 * c, vdivq_f32(vld1q_f32(acc[m] + 4 * c), vs));
-        }
+    const int64_t span = Window > 0 && Window < pos0 + rows ? Window : pos0 + rows;
+    parallel_ranges(par, int64_t{rows} * KVH, 1, int64_t{2} * rows * H * span * HD, [&](int64_t i0, int64_t i1) {
+      for (int64_t i = i0; i < i1; ++i) {
+        const int32_t r = static_cast<int32_t>(i / KVH);
+        attention_detail::kv_head_group<H, KVH, HD, S, Window, DivideBySqrtHD>(r, pos0 + r, static_cast<int>(i % KVH), q,
+                                                                              kc, vc, scale, softcap, out);
       }
-    }
+    });
   }
 }
 

@@ -1,9 +1,9 @@
 // Causal GQA attention (AVX2+FMA).
 //
 // The query heads that share a KV head are processed together, so each cached K/V row is read once per KV head
-// rather than once per query head, and the softmax is computed online over blocks of positions
-// (running max, rescaled sum and weighted V sum, normalized at the end), so no per-head score buffer of the
-// whole context is needed. The result equals the generic kernel up to rounding (reordered sums, vector exp/tanh).
+// rather than once per query head (the head-major cache makes those rows one contiguous range), and the softmax
+// is computed online over blocks of positions (running max, rescaled sum and weighted V sum, normalized at the
+// end), so no per-head score buffer of the whole context is needed. (row, KV head) pairs go to the threads. The result equals the generic kernel up to rounding (reordered sums, vector exp/tanh).
 // HD not a multiple of 8 uses the generic kernel. kv_store_f32 stays generic (a copy the compiler vectorizes).
 #pragma once
 
@@ -13,6 +13,7 @@
 #include <cstdint>
 
 #include "saguaro/kernels/generic/attention.h"
+#include "saguaro/kernels/parallel.h"
 #include "saguaro/kernels/x86/avx2/common.h"
 #include "saguaro/kernels/x86/avx2/vmath.h"
 
@@ -46,6 +47,10 @@ inline void dots(const float* q, const float* k, int64_t ld, int n, float* s) {
       for (int e = 0; e < 8; ++e) a[e] = _mm256_fmadd_ps(qv, _mm256_loadu_ps(k + (u + e) * ld + 8 * c), a[e]);
     }
     _mm256_storeu_ps(s + u, detail::hsum8(a));
+    // The next eight rows (contiguous in the head-major cache): streaming them in ahead keeps the loads of the
+    // FMA chains from waiting on memory (measured: 0.7x the time of the K pass at Qwen3-0.6B's shape).
+    const char* next = reinterpret_cast<const char*>(k + (u + 8) * ld);
+    for (int l = 0; l < 8 * HD * 4; l += 64) _mm_prefetch(next + l, _MM_HINT_T0);
   }
   for (; u < n; ++u) {
     __m256 a = _mm256_setzero_ps();
@@ -54,106 +59,126 @@ inline void dots(const float* q, const float* k, int64_t ld, int n, float* s) {
   }
 }
 
+/// Attention of query row r (position p) for the M query heads of KV head kh, whose cached rows are contiguous
+/// (kc/vc[KVH][S][HD]): scores and the running softmax over blocks of kBlock positions, then the block's V rows
+/// weighted into M accumulators.
+template <int H, int KVH, int HD, int S, int Window, bool DivideBySqrtHD>
+inline void kv_head_group(int32_t r, int32_t p, int kh, const float* q, const float* kc, const float* vc, float scale,
+                          float softcap, float* out) {
+  constexpr int M = H / KVH;  // query heads per KV head
+  constexpr int C = HD / 8;
+  alignas(32) float sc[M][kBlock];
+  alignas(32) float acc[M][HD];
+  float mx[M], sum[M], corr[M];
+  const __m256 vscale = _mm256_set1_ps(DivideBySqrtHD ? sqrtf(static_cast<float>(HD)) : scale);
+  const __m256 vcap = _mm256_set1_ps(softcap);
+  const __m256 ninf = _mm256_set1_ps(-__builtin_huge_valf());
+  const int32_t t0 = (Window > 0 && p - Window + 1 > 0) ? p - Window + 1 : 0;
+  const float* qg = q + (static_cast<int64_t>(r) * H + kh * M) * HD;
+  const float* kg = kc + static_cast<int64_t>(kh) * S * HD;
+  const float* vg = vc + static_cast<int64_t>(kh) * S * HD;
+  for (int m = 0; m < M; ++m) {
+    mx[m] = -__builtin_huge_valf();
+    sum[m] = 0.0f;
+    for (int i = 0; i < HD; ++i) acc[m][i] = 0.0f;
+  }
+  for (int32_t tb = t0; tb <= p; tb += kBlock) {
+    const int nt = p + 1 - tb < kBlock ? p + 1 - tb : kBlock;
+    const int nchunks = (nt + 7) / 8;
+    for (int m = 0; m < M; ++m) {
+      float* s = sc[m];
+      dots<HD>(qg + m * HD, kg + static_cast<int64_t>(tb) * HD, HD, nt, s);
+      for (int u = nt; u < nchunks * 8; ++u) s[u] = 0.0f;
+      // Scores, then the block's running max.
+      __m256 bm = ninf;
+      for (int u = 0; u < nchunks * 8; u += 8) {
+        __m256 v = _mm256_loadu_ps(s + u);
+        v = DivideBySqrtHD ? _mm256_div_ps(v, vscale) : _mm256_mul_ps(v, vscale);
+        if (softcap > 0.0f) v = _mm256_mul_ps(vcap, detail::tanh_ps(_mm256_div_ps(v, vcap)));
+        _mm256_storeu_ps(s + u, v);
+        bm = _mm256_max_ps(bm, _mm256_blendv_ps(ninf, v, _mm256_castsi256_ps(detail::first_lanes(nt - u))));
+      }
+      const float old = mx[m];
+      const float block_max = hmax(bm);
+      mx[m] = old > block_max ? old : block_max;
+      corr[m] = expf(old - mx[m]);  // 0 for the first block (old = -inf)
+      // Exponentials and their sum; positions past nt weigh 0.
+      const __m256 vmx = _mm256_set1_ps(mx[m]);
+      __m256 es = _mm256_setzero_ps();
+      for (int u = 0; u < nchunks * 8; u += 8) {
+        __m256 e = detail::exp_ps(_mm256_sub_ps(_mm256_loadu_ps(s + u), vmx));
+        e = _mm256_and_ps(e, _mm256_castsi256_ps(detail::first_lanes(nt - u)));
+        _mm256_storeu_ps(s + u, e);
+        es = _mm256_add_ps(es, e);
+      }
+      sum[m] = sum[m] * corr[m] + detail::hsum(es);
+    }
+    // acc = acc·corr + Σ_u e_u·v_u: the block's V rows are read once, in order (prefetched 8 rows ahead), and
+    // each accumulator vector (in L1) takes four positions per load and store.
+    for (int m = 0; m < M; ++m) {
+      const __m256 cm = _mm256_set1_ps(corr[m]);
+      for (int c = 0; c < C; ++c) _mm256_store_ps(acc[m] + 8 * c, _mm256_mul_ps(_mm256_load_ps(acc[m] + 8 * c), cm));
+    }
+    const float* v = vg + static_cast<int64_t>(tb) * HD;
+    int u = 0;
+    for (; u + 4 <= nt; u += 4, v += 4 * HD) {
+      const char* ahead = reinterpret_cast<const char*>(v + 8 * HD);
+      for (int l = 0; l < 4 * HD * 4; l += 64) _mm_prefetch(ahead + l, _MM_HINT_T0);
+      __m256 e[M][4];
+      #pragma GCC unroll 16
+      for (int m = 0; m < M; ++m)
+        #pragma GCC unroll 4
+        for (int z = 0; z < 4; ++z) e[m][z] = _mm256_broadcast_ss(sc[m] + u + z);
+      #pragma GCC unroll 16
+      for (int c = 0; c < C; ++c) {
+        __m256 vv[4];
+        #pragma GCC unroll 4
+        for (int z = 0; z < 4; ++z) vv[z] = _mm256_loadu_ps(v + z * HD + 8 * c);
+        #pragma GCC unroll 16
+        for (int m = 0; m < M; ++m) {
+          __m256 a = _mm256_load_ps(acc[m] + 8 * c);
+          #pragma GCC unroll 4
+          for (int z = 0; z < 4; ++z) a = _mm256_fmadd_ps(e[m][z], vv[z], a);
+          _mm256_store_ps(acc[m] + 8 * c, a);
+        }
+      }
+    }
+    for (; u < nt; ++u, v += HD)
+      for (int c = 0; c < C; ++c) {
+        const __m256 v0 = _mm256_loadu_ps(v + 8 * c);
+        for (int m = 0; m < M; ++m)
+          _mm256_store_ps(acc[m] + 8 * c,
+                          _mm256_fmadd_ps(_mm256_broadcast_ss(sc[m] + u), v0, _mm256_load_ps(acc[m] + 8 * c)));
+      }
+  }
+  for (int m = 0; m < M; ++m) {
+    float* xb = out + (static_cast<int64_t>(r) * H + kh * M + m) * HD;
+    const __m256 vs = _mm256_set1_ps(sum[m]);
+    for (int c = 0; c < C; ++c) _mm256_storeu_ps(xb + 8 * c, _mm256_div_ps(_mm256_load_ps(acc[m] + 8 * c), vs));
+  }
+}
+
 }  // namespace attention_detail
 
-/// Causal GQA attention of q[rows][H][HD] over kc/vc[S][KVH][HD] into out[rows][H][HD] (contract of
-/// generic::attention_f32; `scratch` is not used).
+/// Causal GQA attention of q[rows][H][HD] over kc/vc[KVH][S][HD] into out[rows][H][HD] (contract of
+/// generic::attention_f32; `scratch` is not used). The (row, KV head) pairs are independent and are split over
+/// the threads of `par`.
 template <int H, int KVH, int HD, int S, int Window, bool DivideBySqrtHD = false>
 inline void attention_f32(int32_t rows, int32_t pos0, const float* q, const float* kc, const float* vc, float scale,
-                          float softcap, float* scratch, float* out) {
+                          float softcap, float* scratch, float* out, const Parallel* par = nullptr) {
   static_assert(H % KVH == 0, "query heads must be a multiple of KV heads");
   static_assert(Window >= 0, "window is 0 (unlimited) or a positive length");
   if constexpr (HD % 8 != 0) {
     generic::attention_f32<H, KVH, HD, S, Window, DivideBySqrtHD>(rows, pos0, q, kc, vc, scale, softcap, scratch, out);
   } else {
-    using attention_detail::kBlock;
-    constexpr int M = H / KVH;  // query heads per KV head
-    constexpr int kKvDim = KVH * HD;
-    constexpr int C = HD / 8;
-    constexpr int CW = C % 2 == 0 ? 2 : 1;  // V chunks per pass: one 64-byte line of a V row
-    alignas(32) float sc[M][kBlock];
-    alignas(32) float acc[M][HD];
-    float mx[M], sum[M], corr[M];
-    const __m256 vscale = _mm256_set1_ps(DivideBySqrtHD ? sqrtf(static_cast<float>(HD)) : scale);
-    const __m256 vcap = _mm256_set1_ps(softcap);
-    const __m256 ninf = _mm256_set1_ps(-__builtin_huge_valf());
-    for (int32_t r = 0; r < rows; ++r) {
-      const int32_t p = pos0 + r;
-      const int32_t t0 = (Window > 0 && p - Window + 1 > 0) ? p - Window + 1 : 0;
-      for (int kh = 0; kh < KVH; ++kh) {
-        const float* qg = q + (static_cast<int64_t>(r) * H + kh * M) * HD;
-        const float* kg = kc + kh * HD;
-        const float* vg = vc + kh * HD;
-        for (int m = 0; m < M; ++m) {
-          mx[m] = -__builtin_huge_valf();
-          sum[m] = 0.0f;
-          for (int i = 0; i < HD; ++i) acc[m][i] = 0.0f;
-        }
-        for (int32_t tb = t0; tb <= p; tb += kBlock) {
-          const int nt = p + 1 - tb < kBlock ? p + 1 - tb : kBlock;
-          const int nchunks = (nt + 7) / 8;
-          for (int m = 0; m < M; ++m) {
-            float* s = sc[m];
-            attention_detail::dots<HD>(qg + m * HD, kg + static_cast<int64_t>(tb) * kKvDim, kKvDim, nt, s);
-            for (int u = nt; u < nchunks * 8; ++u) s[u] = 0.0f;
-            // Scores, then the block's running max.
-            __m256 bm = ninf;
-            for (int u = 0; u < nchunks * 8; u += 8) {
-              __m256 v = _mm256_loadu_ps(s + u);
-              v = DivideBySqrtHD ? _mm256_div_ps(v, vscale) : _mm256_mul_ps(v, vscale);
-              if (softcap > 0.0f) v = _mm256_mul_ps(vcap, detail::tanh_ps(_mm256_div_ps(v, vcap)));
-              _mm256_storeu_ps(s + u, v);
-              bm = _mm256_max_ps(bm, _mm256_blendv_ps(ninf, v, _mm256_castsi256_ps(detail::first_lanes(nt - u))));
-            }
-            const float old = mx[m];
-            const float block_max = attention_detail::hmax(bm);
-            mx[m] = old > block_max ? old : block_max;
-            corr[m] = expf(old - mx[m]);  // 0 for the first block (old = -inf)
-            // Exponentials and their sum; positions past nt weigh 0.
-            const __m256 vmx = _mm256_set1_ps(mx[m]);
-            __m256 es = _mm256_setzero_ps();
-            for (int u = 0; u < nchunks * 8; u += 8) {
-              __m256 e = detail::exp_ps(_mm256_sub_ps(_mm256_loadu_ps(s + u), vmx));
-              e = _mm256_and_ps(e, _mm256_castsi256_ps(detail::first_lanes(nt - u)));
-              _mm256_storeu_ps(s + u, e);
-              es = _mm256_add_ps(es, e);
-            }
-            sum[m] = sum[m] * corr[m] + detail::hsum(es);
-          }
-          // acc = acc·corr + Σ_u e_u·v_u, CW chunks of HD at a time for all M heads.
-          for (int c = 0; c < C; c += CW) {
-            __m256 a[M][CW];
-            #pragma GCC unroll 16
-            for (int m = 0; m < M; ++m) {
-              const __m256 cm = _mm256_set1_ps(corr[m]);
-              #pragma GCC unroll 16
-              for (int w = 0; w < CW; ++w) a[m][w] = _mm256_mul_ps(_mm256_load_ps(acc[m] + 8 * (c + w)), cm);
-            }
-            const float* v = vg + static_cast<int64_t>(tb) * kKvDim + 8 * c;
-            for (int u = 0; u < nt; ++u, v += kKvDim) {
-              __m256 vv[CW];
-              #pragma GCC unroll 16
-              for (int w = 0; w < CW; ++w) vv[w] = _mm256_loadu_ps(v + 8 * w);
-              #pragma GCC unroll 16
-              for (int m = 0; m < M; ++m) {
-                const __m256 e = _mm256_broadcast_ss(sc[m] + u);
-                #pragma GCC unroll 16
-                for (int w = 0; w < CW; ++w) a[m][w] = _mm256_fmadd_ps(e, vv[w], a[m][w]);
-              }
-            }
-            #pragma GCC unroll 16
-            for (int m = 0; m < M; ++m)
-              #pragma GCC unroll 16
-              for (int w = 0; w < CW; ++w) _mm256_store_ps(acc[m] + 8 * (c + w), a[m][w]);
-          }
-        }
-        for (int m = 0; m < M; ++m) {
-          float* xb = out + (static_cast<int64_t>(r) * H + kh * M + m) * HD;
-          const __m256 vs = _mm256_set1_ps(sum[m]);
-          for (int c = 0; c < C; ++c) _mm256_storeu_ps(xb + 8 * c, _mm256_div_ps(_mm256_load_ps(acc[m] + 8 * c), vs));
-        }
+    const int64_t span = Window > 0 && Window < pos0 + rows ? Window : pos0 + rows;
+    parallel_ranges(par, int64_t{rows} * KVH, 1, int64_t{2} * rows * H * span * HD, [&](int64_t i0, int64_t i1) {
+      for (int64_t i = i0; i < i1; ++i) {
+        const int32_t r = static_cast<int32_t>(i / KVH);
+        attention_detail::kv_head_group<H, KVH, HD, S, Window, DivideBySqrtHD>(r, pos0 + r, static_cast<int>(i % KVH), q,
+                                                                              kc, vc, scale, softcap, out);
       }
-    }
+    });
   }
 }
 
