@@ -20,6 +20,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <map>
+#include <optional>
 
 using namespace mlir;
 using namespace saguaro;
@@ -88,16 +89,57 @@ struct PackedWeight {
   int64_t bits = 0, k = 0, rows = 0;
 };
 
-/// kern.packed by weight name.
-std::map<std::string, PackedWeight> packedWeights(ModuleOp m) {
-  std::map<std::string, PackedWeight> out;
-  if (auto list = m->getAttrOfType<ArrayAttr>("kern.packed"))
-    for (auto d : list.getAsRange<DictionaryAttr>())
-      out[d.getAs<StringAttr>("weight").str()] =
-          PackedWeight{d.getAs<StringAttr>("layout").str(), d.getAs<IntegerAttr>("bits").getInt(),
-                       d.getAs<IntegerAttr>("k").getInt(), d.getAs<IntegerAttr>("rows").getInt()};
-  return out;
-}
+/// What a kern.tap id carries: the inputs of weights (calibration builds, kern-insert-calibration-taps) or the
+/// hidden state after `layer` decoder layers (llm.hidden_tap, the probe's input).
+struct Tap {
+  std::string kind;
+  int64_t cols = 0;
+  std::optional<int64_t> layer;
+  std::optional<std::vector<std::string>> weights;
+};
+
+/// The module attributes the bundle writer reads, parsed once.
+struct ModuleFacts {
+  std::map<std::string, PackedWeight> packed; // kern.packed by weight name
+  std::vector<Tap> taps;                      // kern.taps, by id
+  int64_t arenaBytes = 0, kvBytes = 0;        // kern.arena_bytes, kern.kv_bytes
+
+  /// (layer, tap id) of the module's llm.hidden_tap, or (0, 0) when it has none.
+  std::pair<int64_t, int64_t> hiddenTap() const {
+    for (auto [id, tap] : llvm::enumerate(taps))
+      if (tap.kind == "hidden")
+        return {tap.layer.value_or(0), static_cast<int64_t>(id)};
+    return {0, 0};
+  }
+
+  static ModuleFacts of(ModuleOp m) {
+    ModuleFacts f;
+    if (auto list = m->getAttrOfType<ArrayAttr>("kern.packed"))
+      for (auto d : list.getAsRange<DictionaryAttr>())
+        f.packed[d.getAs<StringAttr>("weight").str()] =
+            PackedWeight{d.getAs<StringAttr>("layout").str(), d.getAs<IntegerAttr>("bits").getInt(),
+                         d.getAs<IntegerAttr>("k").getInt(), d.getAs<IntegerAttr>("rows").getInt()};
+    if (auto list = m->getAttrOfType<ArrayAttr>("kern.taps"))
+      for (auto d : list.getAsRange<DictionaryAttr>()) {
+        Tap t{d.getAs<StringAttr>("kind").getValue().str(), d.getAs<IntegerAttr>("cols").getInt(), std::nullopt, {}};
+        if (auto layer = d.getAs<IntegerAttr>("layer"))
+          t.layer = layer.getInt();
+        if (auto names = d.getAs<ArrayAttr>("weights")) {
+          t.weights.emplace();
+          for (auto w : names.getAsValueRange<StringAttr>())
+            t.weights->push_back(w.str());
+        }
+        f.taps.push_back(std::move(t));
+      }
+    auto integer = [&](llvm::StringRef name) {
+      auto a = m->getAttrOfType<IntegerAttr>(name);
+      return a ? a.getInt() : int64_t{0};
+    };
+    f.arenaBytes = integer("kern.arena_bytes");
+    f.kvBytes = integer("kern.kv_bytes");
+    return f;
+  }
+};
 
 /// The layout a blob tensor is stored in: a packed CQ layout for the codes and norms of a packed weight, else
 /// "row-major".
@@ -109,22 +151,8 @@ std::string layoutOf(const std::map<std::string, PackedWeight> &packed, llvm::St
   return "row-major";
 }
 
-int64_t moduleInt(ModuleOp m, llvm::StringRef name) {
-  auto a = m->getAttrOfType<IntegerAttr>(name);
-  return a ? a.getInt() : 0;
-}
-
-/// (layer, kern.tap id) of the module's llm.hidden_tap, or (0, 0) when it has none.
-std::pair<int64_t, int64_t> hiddenTapOf(ModuleOp m) {
-  if (auto list = m->getAttrOfType<ArrayAttr>("kern.taps"))
-    for (auto [id, tap] : llvm::enumerate(list.getAsRange<DictionaryAttr>()))
-      if (tap.getAs<StringAttr>("kind").getValue() == "hidden")
-        return {tap.getAs<IntegerAttr>("layer").getInt(), static_cast<int64_t>(id)};
-  return {0, 0};
-}
-
 /// The data part of model.cpp: helpers the EmitC code calls, and the weight table.
-std::string specSource(ModuleOp m, const BundleInputs &in, const std::vector<std::string> &slots) {
+std::string specSource(const ModuleFacts &facts, const BundleInputs &in, const std::vector<std::string> &slots) {
   const ModelDesc &d = in.model->desc;
   std::string s;
   llvm::raw_string_ostream os(s);
@@ -142,17 +170,16 @@ std::string specSource(ModuleOp m, const BundleInputs &in, const std::vector<std
      << "  if (s.tap) s.tap(s.tap_ctx, id, rows, cols, x);\n"
      << "}\n\n"
      << "const saguaro::WeightSpec kWeights[] = {\n";
-  const auto packed = packedWeights(m);
-  const std::pair<int64_t, int64_t> hiddenTap = hiddenTapOf(m);
+  const std::pair<int64_t, int64_t> hiddenTap = facts.hiddenTap();
   for (const std::string &name : slots) {
     const StoredTensor *t = in.model->weights.find(name);
     os << "    {" << cString(name) << ", saguaro::DType::" << dtypeName(t->type) << ", " << t->bytes() << "ull, "
-       << cString(layoutOf(packed, name)) << "},\n";
+       << cString(layoutOf(facts.packed, name)) << "},\n";
   }
   os << "};\n\n"
      << "const saguaro::ModelSpec kSpec = {" << cString(d.name) << ", " << d.vocab << ", " << d.dim << ", "
-     << d.layers << ", " << d.maxSeq << ", " << in.prefillChunk << ", " << moduleInt(m, "kern.arena_bytes")
-     << "ull, " << moduleInt(m, "kern.kv_bytes") << "ull, " << slots.size() << ", kWeights, " << hiddenTap.first
+     << d.layers << ", " << d.maxSeq << ", " << in.prefillChunk << ", " << facts.arenaBytes << "ull, "
+     << facts.kvBytes << "ull, " << slots.size() << ", kWeights, " << hiddenTap.first
      << ", " << hiddenTap.second << ", " << (d.probe.h > 0 ? "saguaro_model_probe" : "nullptr") << "};\n"
      << "} // namespace\n\n"
      << "const saguaro::ModelSpec& saguaro_model_spec() { return kSpec; }\n";
@@ -160,12 +187,12 @@ std::string specSource(ModuleOp m, const BundleInputs &in, const std::vector<std
 }
 
 /// model.cpp: the spec table, then the EmitC entry points.
-llvm::Expected<std::string> modelSource(ModuleOp m, const BundleInputs &in,
+llvm::Expected<std::string> modelSource(ModuleOp m, const ModuleFacts &facts, const BundleInputs &in,
                                         const std::vector<std::string> &slots) {
   OpBuilder b(m.getContext());
   b.setInsertionPointToStart(m.getBody());
   b.create<emitc::IncludeOp>(m.getLoc(), "model.h", false);
-  b.create<emitc::VerbatimOp>(m.getLoc(), specSource(m, in, slots));
+  b.create<emitc::VerbatimOp>(m.getLoc(), specSource(facts, in, slots));
   std::string cpp;
   llvm::raw_string_ostream os(cpp);
   if (failed(emitc::translateToCpp(m, os)))
@@ -173,7 +200,17 @@ llvm::Expected<std::string> modelSource(ModuleOp m, const BundleInputs &in,
   return cpp;
 }
 
-std::string cmakeLists(llvm::StringRef flags) {
+/// With --handoff the runtime links the bundle's copy of handoff/ (saguaro/handoff/CMakeLists.txt, which is
+/// handoff/bundle.cmake and fails clearly without libcurl); SAGUARO_WITH_HANDOFF switches saguaro_complete to the
+/// hybrid answer (runtime-min/src/capi.cpp).
+const char *kHandoffCMake = R"(
+# Compiled with --handoff: saguaro_complete applies the cloud handoff policy (docs/handoff.md).
+add_subdirectory(saguaro/handoff handoff)
+target_link_libraries(saguaro_runtime PRIVATE saguaro_handoff)
+target_compile_definitions(saguaro_runtime PRIVATE SAGUARO_WITH_HANDOFF=1)
+)";
+
+std::string cmakeLists(llvm::StringRef flags, bool handoff) {
   std::string s = R"(# Generated by saguaro: builds this bundle on its own.
 cmake_minimum_required(VERSION 3.16)
 project(saguaro_bundle CXX)
@@ -199,7 +236,7 @@ set_source_files_properties(model.cpp PROPERTIES COMPILE_OPTIONS "@FLAGS@")
     rest = tail;
   }
   s.replace(at, 7, options);
-  return s;
+  return handoff ? s + kHandoffCMake : s;
 }
 
 const char *kModelHeader = R"(// Generated by saguaro. The model ABI (saguaro/model_abi.h) and the kernels it calls.
@@ -214,10 +251,9 @@ const char *kMainSource = R"(// Generated by saguaro: the example program (promp
 int main(int argc, char** argv) { return saguaro::bundle_main(argc, argv); }
 )";
 
-llvm::json::Value manifest(ModuleOp m, const BundleInputs &in, const std::vector<std::string> &slots,
-                           uint64_t blobBytes) {
+llvm::json::Value manifest(ModuleOp m, const ModuleFacts &facts, const BundleInputs &in,
+                           const std::vector<std::string> &slots, uint64_t blobBytes) {
   const ModelDesc &d = in.model->desc;
-  const auto packed = packedWeights(m);
   llvm::json::Array tensors;
   for (const std::string &name : slots) {
     const StoredTensor *t = in.model->weights.find(name);
@@ -228,7 +264,7 @@ llvm::json::Value manifest(ModuleOp m, const BundleInputs &in, const std::vector
                                          {"shape", std::move(shape)},
                                          {"dtype", llvm::StringRef(dtypeName(t->type)).lower()},
                                          {"quantization", quantizationOf(m, name)},
-                                         {"layout", layoutOf(packed, name)},
+                                         {"layout", layoutOf(facts.packed, name)},
                                          {"bytes", static_cast<int64_t>(t->bytes())}});
   }
   // Bits per stored weight of every quantized matrix: (codes + norms) bytes * 8 / (N * K).
@@ -249,7 +285,7 @@ llvm::json::Value manifest(ModuleOp m, const BundleInputs &in, const std::vector
   llvm::json::Array sources;
   for (const auto &[file, hash] : in.sourceHashes)
     sources.push_back(llvm::json::Object{{"file", file}, {"xxh64", hash}});
-  int64_t arena = moduleInt(m, "kern.arena_bytes"), kv = moduleInt(m, "kern.kv_bytes");
+  int64_t arena = facts.arenaBytes, kv = facts.kvBytes;
   llvm::json::Object plan;
   if (auto plans = m->getAttrOfType<DictionaryAttr>("kern.memory_plan"))
     for (NamedAttribute entry : plans) {
@@ -264,24 +300,15 @@ llvm::json::Value manifest(ModuleOp m, const BundleInputs &in, const std::vector
       plan[entry.getName().str()] = llvm::json::Object{
           {"arena_bytes", cast<IntegerAttr>(fn.get("arena_bytes")).getInt()}, {"buffers", std::move(buffers)}};
     }
-  // What each kern.tap id carries: the inputs of weights (calibration builds, kern-insert-calibration-taps)
-  // or the hidden state after `layer` decoder layers (llm.hidden_tap, the probe's input).
   llvm::json::Array taps;
-  if (auto list = m->getAttrOfType<ArrayAttr>("kern.taps"))
-    for (auto [id, tap] : llvm::enumerate(list.getAsRange<DictionaryAttr>())) {
-      llvm::json::Object entry{{"id", static_cast<int64_t>(id)},
-                               {"cols", cast<IntegerAttr>(tap.get("cols")).getInt()},
-                               {"kind", tap.getAs<StringAttr>("kind").getValue().str()}};
-      if (auto layer = tap.getAs<IntegerAttr>("layer"))
-        entry["layer"] = layer.getInt();
-      if (auto names = tap.getAs<ArrayAttr>("weights")) {
-        llvm::json::Array weights;
-        for (auto w : names.getAsValueRange<StringAttr>())
-          weights.push_back(w.str());
-        entry["weights"] = std::move(weights);
-      }
-      taps.push_back(std::move(entry));
-    }
+  for (auto [id, tap] : llvm::enumerate(facts.taps)) {
+    llvm::json::Object entry{{"id", static_cast<int64_t>(id)}, {"cols", tap.cols}, {"kind", tap.kind}};
+    if (tap.layer)
+      entry["layer"] = *tap.layer;
+    if (tap.weights)
+      entry["weights"] = llvm::json::Array(*tap.weights);
+    taps.push_back(std::move(entry));
+  }
   llvm::json::Object manifest{
       {"compiler", kCompilerVersion},
       {"model", llvm::json::Object{{"name", d.name},
@@ -349,8 +376,9 @@ llvm::Error saguaro::emitBundle(ModuleOp module, const BundleInputs &in, llvm::S
   };
 
   // Codes and norms of packed weights are rearranged here (cq::pack_tensor); everything else is stored as imported.
+  const ModuleFacts facts = ModuleFacts::of(module);
   std::map<std::string, std::vector<uint8_t>> repacked;
-  for (const auto &[name, p] : packedWeights(module)) {
+  for (const auto &[name, p] : facts.packed) {
     const StoredTensor *codes = in.model->weights.find(name + ".codes"), *norms = in.model->weights.find(name + ".norms");
     if (!codes || !norms || codes->shape.size() != 2 || codes->shape[0] != p.rows ||
         codes->bytes() != static_cast<size_t>(p.rows) * saguaro::kernels::cq::row_code_bytes(p.k, p.bits))
@@ -365,13 +393,12 @@ llvm::Error saguaro::emitBundle(ModuleOp module, const BundleInputs &in, llvm::S
                                                                      : saguaro::kernels::cq::kLayoutLsb,
                                       c.data(), reinterpret_cast<uint16_t *>(nrm.data()));
   }
-  const auto packed = packedWeights(module);
   std::vector<BlobTensor> tensors;
   for (const std::string &name : slots) {
     const StoredTensor *t = in.model->weights.find(name);
     auto it = repacked.find(name);
     const void *data = it == repacked.end() ? t->bytesData() : it->second.data();
-    tensors.push_back(BlobTensor{name, "weight", layoutOf(packed, name), static_cast<DType>(t->type), t->shape,
+    tensors.push_back(BlobTensor{name, "weight", layoutOf(facts.packed, name), static_cast<DType>(t->type), t->shape,
                                  data, t->bytes()});
   }
   if (!in.tokenizer.empty())
@@ -388,33 +415,43 @@ llvm::Error saguaro::emitBundle(ModuleOp module, const BundleInputs &in, llvm::S
   uint64_t blobBytes = 0;
   llvm::sys::fs::file_size(blobPath, blobBytes);
 
-  auto cpp = modelSource(module, in, slots);
+  auto cpp = modelSource(module, facts, in, slots);
   if (!cpp)
     return fail(cpp.takeError());
   std::string manifestText;
-  llvm::raw_string_ostream(manifestText) << llvm::formatv("{0:2}", manifest(module, in, slots, blobBytes)) << "\n";
+  llvm::raw_string_ostream(manifestText) << llvm::formatv("{0:2}", manifest(module, facts, in, slots, blobBytes)) << "\n";
   for (auto [name, text] : std::vector<std::pair<const char *, std::string>>{
            {"model.cpp", *cpp}, {"model.h", kModelHeader}, {"main.cpp", kMainSource},
-           {"CMakeLists.txt", cmakeLists(*flags)}, {"manifest.json", manifestText}})
+           {"CMakeLists.txt", cmakeLists(*flags, in.handoff)}, {"manifest.json", manifestText}})
     if (auto e = writeFile(tmp, name, text))
       return fail(std::move(e));
-  for (auto [from, to] : {std::pair<const char *, const char *>{"runtime-min/include", "saguaro/runtime-min/include"},
-                          {"runtime-min/src", "saguaro/runtime-min/src"},
-                          {"codegen/kernels/include", "saguaro/kernels/include"}}) {
+  using Copy = std::pair<const char *, const char *>;
+  std::vector<Copy> trees = {{"runtime-min/include", "saguaro/runtime-min/include"},
+                             {"runtime-min/src", "saguaro/runtime-min/src"},
+                             {"codegen/kernels/include", "saguaro/kernels/include"}};
+  std::vector<Copy> files = {{"runtime-min/CMakeLists.txt", "saguaro/runtime-min/CMakeLists.txt"},
+                             {"codegen/kernels/CMakeLists.txt", "saguaro/kernels/CMakeLists.txt"}};
+  if (in.handoff) {
+    trees.insert(trees.end(), {{"handoff/include", "saguaro/handoff/include"}, {"handoff/src", "saguaro/handoff/src"}});
+    files.push_back({"handoff/bundle.cmake", "saguaro/handoff/CMakeLists.txt"}); // without the chat server
+  }
+  for (auto [from, to] : trees) {
     llvm::SmallString<256> src(in.runtimeSourceDir), dst(tmp);
     llvm::sys::path::append(src, from);
     llvm::sys::path::append(dst, to);
     if (auto e = copyTree(src, dst))
       return fail(std::move(e));
   }
-  for (auto [from, to] : {std::pair<const char *, const char *>{"runtime-min/CMakeLists.txt", "saguaro/runtime-min/CMakeLists.txt"},
-                          {"codegen/kernels/CMakeLists.txt", "saguaro/kernels/CMakeLists.txt"}}) {
+  for (auto [from, to] : files) {
     llvm::SmallString<256> src(in.runtimeSourceDir), dst(tmp);
     llvm::sys::path::append(src, from);
     llvm::sys::path::append(dst, to);
     if (std::error_code ec = llvm::sys::fs::copy_file(src, dst))
       return fail(fileError(src, "cannot copy: " + ec.message()));
   }
+  // The chat server (cpp-httplib) belongs to `saguaro serve`, not to a device app.
+  if (in.handoff)
+    llvm::sys::fs::remove(tmp + "/saguaro/handoff/src/chat_server.cpp");
 
   llvm::sys::fs::remove_directories(outDir);
   if (std::error_code ec = llvm::sys::fs::rename(tmp, outDir))

@@ -161,10 +161,13 @@ llvm::Expected<std::string> saguaro::bundleKey(const CompileOptions &o) {
                     std::to_string(o.prefillChunk) + "|" + o.tokenizer + "|" + o.chatTemplate + "|" +
                     std::to_string(o.bits) + "|" + std::to_string(o.bpw) + "|" + std::to_string(o.damp) + "|" +
                     (o.calibrationTaps ? "taps|" : "") + "act=" + o.cqActivations + "|hidden=" +
-                    std::to_string(o.hiddenTapLayer) + "|";
-  // Bundles carry copies of runtime-min and the kernels, so their sources are part of the key as well.
-  std::vector<std::string> shipped;
-  for (const char *tree : {"runtime-min", "codegen/kernels"}) {
+                    std::to_string(o.hiddenTapLayer) + "|" + (o.handoff ? "handoff|" : "");
+  // Bundles carry copies of runtime-min and the kernels (and with --handoff of handoff/), so their sources are part
+  // of the key as well.
+  std::vector<std::string> shipped, trees = {"runtime-min", "codegen/kernels"};
+  if (o.handoff)
+    trees.push_back("handoff");
+  for (const std::string &tree : trees) {
     std::error_code ec;
     llvm::SmallString<256> root(SAGUARO_SOURCE_DIR);
     llvm::sys::path::append(root, tree);
@@ -232,6 +235,7 @@ llvm::Error saguaro::compileBundle(const CompileOptions &o, const std::string &o
   in.target = o.target;
   in.prefillChunk = chunk;
   in.runtimeSourceDir = SAGUARO_SOURCE_DIR;
+  in.handoff = o.handoff;
   in.metadata.push_back({"model.name", d.name});
   in.metadata.push_back({"model.architecture", d.architecture});
   std::vector<std::string> hashed = model.sourceFiles;

@@ -25,6 +25,7 @@ struct CompileOptions {
   int64_t hiddenTapLayer = 0; // > 0: llm.hidden_tap after this many layers; kHiddenTapAuto: about 2/3 of the depth
   int64_t maxSeq = 0;     // 0: the model's own limit, capped at kDefaultMaxSeq
   int64_t prefillChunk = 0; // 0: min(kDefaultPrefillChunk, the sequence length)
+  bool handoff = false;     // ship handoff/ in the bundle: saguaro_complete applies the cloud policy (needs libcurl)
   bool verbose = false;
 };
 

@@ -73,6 +73,8 @@ int saguaro::runComplete(const CompleteOptions &o) {
       (isLocal ? local : policy)[key] = value;
     }
     handoff::parse_options(policy); // a bad option is the caller's error, reported before anything runs
+    // The policy is applied here, once: a bundle compiled with --handoff must not also hand off by itself.
+    local["auto_handoff"] = false;
 
     auto exe = buildBundle(o.bundle);
     if (!exe) {

@@ -1,7 +1,7 @@
 //===- main.cpp - the saguaro command-line driver --------------------------------------===//
 //
 //   saguaro compile MODEL -o BUNDLE_DIR [--target T] [--tokenizer FILE] [--max-seq N]
-//                                       [--prefill-chunk N]
+//                                       [--prefill-chunk N] [--handoff]
 //   saguaro run MODEL_OR_BUNDLE [--tokenizer FILE] -p PROMPT [-n STEPS] [-t TEMP] [--seed S] ...
 //   saguaro logits MODEL_OR_BUNDLE --token-ids FILE -o OUT.npy
 //   saguaro calibrate MODEL (--text FILE | --token-ids FILE) -o DIR
@@ -52,7 +52,7 @@ const char *kUsage = R"(usage:
   saguaro compile MODEL -o BUNDLE_DIR [--target generic|x86-avx2|aarch64-neon|aarch64-dotprod|aarch64-i8mm]
                   [--tokenizer FILE] [--chat-template FILE] [--max-seq N] [--prefill-chunk N]
                   [--bits 1|2|3|4|16] [--policy FILE | --bpw B] [--calibration FILE [--damp F]]
-                  [--cq-activations i8|f32] [--hidden-tap LAYER|auto] [--probe PROBE]
+                  [--cq-activations i8|f32] [--hidden-tap LAYER|auto] [--probe PROBE] [--handoff]
   saguaro run MODEL_OR_BUNDLE [--tokenizer FILE] -p PROMPT [-n STEPS] [-t TEMPERATURE] [--seed S]
                   [--top-k K] [--top-p P] [--min-p P] [--repetition-penalty R] [--threads N] [--target T]
                   [--max-seq N] [--prefill-chunk N]
@@ -223,7 +223,16 @@ int execBundle(const std::string &exe, const std::string &bundle, const std::vec
 }
 
 int cmdCompile(int argc, char **argv) {
-  auto a = parseArgs(argc, argv, withCompileFlags({"-o"}));
+  // --handoff is a switch (no value), so it is taken out before parseArgs, which pairs every flag with a value.
+  std::vector<char *> rest;
+  bool handoff = false;
+  for (int i = 0; i < argc; ++i) {
+    if (std::string(argv[i]) == "--handoff")
+      handoff = true;
+    else
+      rest.push_back(argv[i]);
+  }
+  auto a = parseArgs(static_cast<int>(rest.size()), rest.data(), withCompileFlags({"-o"}));
   if (!a)
     return fail(llvm::toString(a.takeError()));
   if (!a->flags.count("-o"))
@@ -231,6 +240,7 @@ int cmdCompile(int argc, char **argv) {
   auto o = compileOptions(*a);
   if (!o)
     return fail(llvm::toString(o.takeError()));
+  o->handoff = handoff;
   if (auto e = compileBundle(*o, a->flags.at("-o")))
     return fail(llvm::toString(std::move(e)));
   llvm::errs() << "saguaro: wrote " << a->flags.at("-o") << "\n";

@@ -1,11 +1,17 @@
 // C API: JSON in (messages, options), JSON out (response + statistics), on top of saguaro::Engine.
+// A bundle compiled with `saguaro compile --handoff` is built with SAGUARO_WITH_HANDOFF=1 and links handoff/:
+// saguaro_complete then runs the local answer through the cloud handoff policy (docs/handoff.md).
 #include "saguaro/saguaro.h"
 
 #include <cmath>
 #include <cstring>
+#include <functional>
+#include <initializer_list>
+#include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 
@@ -14,6 +20,11 @@
 #include "hidden_capture.h"
 #include "process_stats.h"
 #include "saguaro/engine.h"
+
+#if SAGUARO_WITH_HANDOFF
+#include "saguaro/handoff/hybrid_complete.h"
+#include "saguaro/handoff/options.h"
+#endif
 
 struct saguaro_model {
   std::unique_ptr<saguaro::Engine> engine;
@@ -30,7 +41,20 @@ struct Request {
   std::string prompt;
   saguaro::GenerateConfig cfg;
   std::vector<std::string> stop;
+  bool stream_local = false;       // with the handoff: stream local pieces before the policy decides
+  json policy = json::object();    // every option that is not the local generation's (the handoff policy's)
 };
+
+bool is_one_of(const std::string& key, std::initializer_list<const char*> keys) {
+  for (const char* k : keys)
+    if (key == k) return true;
+  return false;
+}
+
+// Options of the local generation; every other key belongs to the cloud handoff policy (as in `saguaro complete`).
+bool is_local_option(const std::string& key) {
+  return is_one_of(key, {"max_tokens", "temperature", "top_k", "top_p", "min_p", "repetition_penalty", "seed", "stop"});
+}
 
 // The prompt for OpenAI-style messages: the bundle's chat template applied to them (with the generation prompt),
 // or without a template the user contents joined by newlines.
@@ -87,18 +111,49 @@ bool read_number(const json& o, const char* key, double lo, double hi, T* out, s
   return true;
 }
 
+// Checks the policy's options before anything runs, so a bad key is the caller's error rather than a local answer
+// with "error" set. With the handoff, handoff::parse_options judges them (naming the key). Without it, the three
+// policy keys bundles always accepted are still accepted and ignored; the other policy keys need --handoff.
+bool check_policy_options(const json& policy, std::string* err) {
+#if SAGUARO_WITH_HANDOFF
+  try {
+    saguaro::handoff::parse_options(policy);
+  } catch (const std::exception& e) {
+    return *err = std::string("options_json: ") + e.what(), false;
+  }
+#else
+  for (auto it = policy.begin(); it != policy.end(); ++it) {
+    const std::string& key = it.key();
+    if (is_one_of(key, {"confidence_threshold", "auto_handoff", "cloud_timeout_ms"})) continue;
+    if (is_one_of(key, {"cloud_provider", "cloud_base_url", "cloud_model", "cloud_ca_file", "max_cloud_tokens",
+                        "max_handoffs_per_hour", "max_handoffs_per_day", "max_cloud_tokens_per_hour",
+                        "max_cloud_tokens_per_day", "routes", "send_images", "send_audio", "dry_run", "dry_run_path",
+                        "spend_ledger_path"}))
+      return *err = "options_json: \"" + key +
+                    "\" needs the cloud handoff, and this bundle was compiled without --handoff (saguaro compile "
+                    "--handoff)",
+             false;
+    return *err = "options_json: unknown option \"" + key + "\"", false;
+  }
+#endif
+  return true;
+}
+
 bool parse_options(const char* text, Request* r, std::string* err) {
   r->cfg.max_new_tokens = 256;
   if (!text || !*text) return true;
   const json o = json::parse(text, nullptr, false);
   if (o.is_discarded() || !o.is_object()) return *err = "options_json: expected a JSON object", false;
-  static const char* const known[] = {"max_tokens", "temperature", "top_k", "top_p", "min_p", "repetition_penalty",
-                                      "seed", "stop", "confidence_threshold", "auto_handoff", "cloud_timeout_ms"};
   for (auto it = o.begin(); it != o.end(); ++it) {
-    bool ok = false;
-    for (const char* k : known) ok = ok || it.key() == k;
-    if (!ok) return *err = "options_json: unknown option \"" + it.key() + "\"", false;
+    if (is_local_option(it.key())) continue;
+    if (it.key() == "stream_local") {
+      if (!it.value().is_boolean()) return *err = "options_json: \"stream_local\" must be true or false", false;
+      r->stream_local = it.value().get<bool>();
+      continue;
+    }
+    r->policy[it.key()] = it.value();
   }
+  if (!check_policy_options(r->policy, err)) return false;
   saguaro::GenerateConfig& c = r->cfg;
   if (!read_number(o, "max_tokens", 0, 1e9, &c.max_new_tokens, err) ||
       !read_number(o, "temperature", 0, 1e6, &c.temperature, err) || !read_number(o, "top_k", 0, 1e9, &c.top_k, err) ||
@@ -143,15 +198,20 @@ int fail(const std::string& msg, char* out, size_t out_size) {
   return -1;
 }
 
-int complete(saguaro_model* model, const char* messages_json, const char* options_json, char* out_json,
-             size_t out_size, void (*cb)(const char*, uint32_t, void*), void* user) {
-  if (!model) return fail("model is NULL", out_json, out_size);
-  Request req;
-  std::string err;
-  if (!parse_messages(*model, messages_json, &req.prompt, &err) || !parse_options(options_json, &req, &err))
-    return fail(err, out_json, out_size);
+// The local generation: its text, confidence and statistics.
+struct LocalRun {
+  std::string text;
+  json confidence = nullptr;  // null when nothing was generated (no entropy) or the probe gave nothing
+  bool probe = false;
+  saguaro::GenerateStats st;
+};
 
-  std::string text, piece;
+using PieceSink = std::function<void(const std::string& piece, uint32_t token_id)>;
+
+// Generates the answer to req.prompt, cut at the first stop string; every piece of text goes to `emit` as soon as
+// it is final (a stop string is never emitted).
+bool run_local(saguaro::Engine& engine, const Request& req, const PieceSink& emit, LocalRun* out, std::string* err) {
+  std::string& text = out->text;
   auto on_text = [&](std::string_view t, int32_t id) {
     const size_t before = text.size();
     text.append(t.data(), t.size());
@@ -162,41 +222,35 @@ int complete(saguaro_model* model, const char* messages_json, const char* option
       if (at != std::string::npos && at < cut) cut = at;
     }
     const size_t end = cut == std::string::npos ? text.size() : cut;
-    if (cb && end > before) {
-      piece.assign(text, before, end - before);
-      cb(piece.c_str(), static_cast<uint32_t>(id), user);
-    }
+    if (emit && end > before) emit(text.substr(before, end - before), static_cast<uint32_t>(id));
     if (cut == std::string::npos) return true;
     text.resize(cut);
     return false;
   };
   // Without a compiled probe the confidence falls back to the token entropy: exp(−mean entropy in nats) of the
   // distributions the answer's tokens were sampled from (1 when the model was certain of every token).
-  saguaro::Engine& engine = *model->engine;
-  const bool probe = engine.spec().probe != nullptr;
+  out->probe = engine.spec().probe != nullptr;
   double entropy_sum = 0;
   int32_t entropy_tokens = 0;
-  if (!probe)
+  if (!out->probe)
     engine.set_step_hook([&](const float* logits, int32_t vocab) {
       entropy_sum += saguaro::softmax_entropy(logits, vocab), ++entropy_tokens;
     });
-  saguaro::GenerateStats st;
-  const bool ok = engine.generate(req.prompt, req.cfg, on_text, &st, &err);
-  if (!probe) engine.set_step_hook(nullptr);
-  if (!ok) return fail(err, out_json, out_size);
-  json confidence = nullptr;
-  if (probe && st.p_wrong >= 0) confidence = 1.0 - st.p_wrong;
-  if (!probe && entropy_tokens > 0) confidence = std::exp(-entropy_sum / entropy_tokens);
+  const bool ok = engine.generate(req.prompt, req.cfg, on_text, &out->st, err);
+  if (!out->probe) engine.set_step_hook(nullptr);
+  if (!ok) return false;
+  if (out->probe && out->st.p_wrong >= 0) out->confidence = 1.0 - out->st.p_wrong;
+  if (!out->probe && entropy_tokens > 0) out->confidence = std::exp(-entropy_sum / entropy_tokens);
+  return true;
+}
 
+// The local generation's statistics, the same keys with and without the handoff.
+json local_statistics(const LocalRun& r) {
+  const saguaro::GenerateStats& st = r.st;
   const double decode_s = st.decode_ms / 1000.0;
-  const json resp{
-      {"success", true},
-      {"error", nullptr},
-      {"response", text},
-      {"cloud_handoff", false},
-      {"confidence", confidence},
-      {"confidence_source", probe ? "probe" : "entropy"},
-      {"probe_ms", probe ? json(st.probe_ms) : json(nullptr)},
+  return json{
+      {"confidence_source", r.probe ? "probe" : "entropy"},
+      {"probe_ms", r.probe ? json(st.probe_ms) : json(nullptr)},
       {"time_to_first_token_ms", st.prefill_ms},
       {"total_time_ms", st.total_ms},
       {"prefill_tps", st.prefill_ms > 0 ? st.prompt_tokens / (st.prefill_ms / 1000.0) : 0.0},
@@ -205,6 +259,10 @@ int complete(saguaro_model* model, const char* messages_json, const char* option
       {"decode_tokens", st.generated_tokens},
       {"ram_usage_mb", static_cast<double>(saguaro::current_rss_bytes()) / (1024.0 * 1024.0)},
   };
+}
+
+// Writes the response, or the "buffer too small" error when it does not fit.
+int respond(const json& resp, char* out_json, size_t out_size) {
   const int n = write_out(resp, out_json, out_size);
   if (n < 0) {
     const size_t need = resp.dump(-1, ' ', false, json::error_handler_t::replace).size() + 1;
@@ -214,6 +272,81 @@ int complete(saguaro_model* model, const char* messages_json, const char* option
   }
   g_last_error.clear();
   return n;
+}
+
+#if !SAGUARO_WITH_HANDOFF
+// A bundle without the handoff: the local answer, streamed as it is generated.
+int complete_local(saguaro_model* model, const Request& req, char* out_json, size_t out_size, const PieceSink& emit) {
+  LocalRun local;
+  std::string err;
+  if (!run_local(*model->engine, req, emit, &local, &err)) return fail(err, out_json, out_size);
+  json resp = local_statistics(local);
+  resp.update(json{{"success", true},
+                   {"error", nullptr},
+                   {"response", local.text},
+                   {"cloud_handoff", false},
+                   {"confidence", local.confidence}});
+  return respond(resp, out_json, out_size);
+}
+#else
+// Token id of the cloud's text, which arrives whole and has no local token (0xFFFFFFFF is the final flush's).
+constexpr uint32_t kCloudPieceId = 0xFFFFFFFEu;
+
+// The engine failed inside hybrid_complete's generate_local; carries its message out unchanged.
+struct LocalFailure {
+  std::string message;
+};
+
+// The hybrid answer: the local answer, its confidence to the policy, the cloud when the policy says so. By default
+// the local pieces are held back until the policy kept the local answer (an app never shows text that is then
+// replaced); with "stream_local" they go out as they are generated, and a handoff's text follows as its own piece.
+int complete_hybrid(saguaro_model* model, const char* messages_json, const Request& req, char* out_json,
+                    size_t out_size, const PieceSink& emit) {
+  std::vector<std::pair<std::string, uint32_t>> held;
+  PieceSink hold = [&](const std::string& piece, uint32_t id) { held.emplace_back(piece, id); };
+  LocalRun local;
+  auto generate_local = [&]() -> saguaro::handoff::LocalAnswer {
+    std::string err;
+    if (!run_local(*model->engine, req, req.stream_local ? emit : hold, &local, &err)) throw LocalFailure{err};
+    // No confidence (nothing generated) counts as low: the policy hands off when it may.
+    return {local.text, local.confidence.is_number() ? local.confidence.get<double>()
+                                                      : std::numeric_limits<double>::quiet_NaN()};
+  };
+  // on_text gets the final text but not whether it is the cloud's; the pieces go out below, from cloud_handoff.
+  saguaro::handoff::HybridHooks hooks;
+  json resp;
+  try {
+    resp = saguaro::handoff::hybrid_complete_json(json::parse(messages_json), req.policy, generate_local, hooks);
+  } catch (const LocalFailure& f) {
+    return fail(f.message, out_json, out_size);
+  }
+  if (emit && resp.value("cloud_handoff", false)) {
+    emit(resp["response"].get<std::string>(), kCloudPieceId);
+  } else if (emit && !req.stream_local) {
+    for (const auto& [piece, id] : held) emit(piece, id);
+  }
+  json stats = local_statistics(local);
+  stats["total_time_ms"] = resp["timings"]["total_ms"];  // local generation, policy and cloud
+  stats.update(resp);
+  stats["success"] = true;
+  return respond(stats, out_json, out_size);
+}
+#endif
+
+int complete(saguaro_model* model, const char* messages_json, const char* options_json, char* out_json,
+             size_t out_size, void (*cb)(const char*, uint32_t, void*), void* user) {
+  if (!model) return fail("model is NULL", out_json, out_size);
+  Request req;
+  std::string err;
+  if (!parse_messages(*model, messages_json, &req.prompt, &err) || !parse_options(options_json, &req, &err))
+    return fail(err, out_json, out_size);
+  PieceSink emit;
+  if (cb) emit = [cb, user](const std::string& piece, uint32_t id) { cb(piece.c_str(), id, user); };
+#if SAGUARO_WITH_HANDOFF
+  return complete_hybrid(model, messages_json, req, out_json, out_size, emit);
+#else
+  return complete_local(model, req, out_json, out_size, emit);
+#endif
 }
 
 }  // namespace

@@ -15,10 +15,23 @@ typedef struct saguaro_model* saguaro_model_t;
 saguaro_model_t saguaro_init(const char* bundle_path);
 
 /* Runs a chat completion. messages_json: OpenAI-style [{"role","content"}]; options_json: NULL or an object with
- * max_tokens, temperature, top_k, top_p, min_p, repetition_penalty, seed, stop. Writes the response JSON
- * (NUL-terminated) to out_json; its "confidence" is 1 − the compiled probe's p(wrong) ("confidence_source":
- * "probe"), or without a probe exp(−mean token entropy) ("entropy"). The cloud handoff is not inside bundles yet:
- * `saguaro complete` adds it (docs/handoff.md). token_callback (may be NULL) receives each piece of text as it is generated.
+ * the local generation's max_tokens, temperature, top_k, top_p, min_p, repetition_penalty, seed, stop, plus
+ * stream_local (bool) and the cloud handoff policy's keys (docs/handoff.md). Writes the response JSON
+ * (NUL-terminated) to out_json: "response", "confidence" (1 − the compiled probe's p(wrong), "confidence_source":
+ * "probe", or without a probe exp(−mean token entropy), "entropy"), "cloud_handoff", "error" and statistics.
+ *
+ * A bundle compiled with `saguaro compile --handoff` (links libcurl) generates the local answer, gives its
+ * confidence to the handoff policy and asks the cloud when the policy says so; "cloud_handoff", "provider",
+ * "model", "local_response", "handoff_reason", "timings" say what happened, and "error" is set (with the local answer
+ * as "response") when a wanted handoff failed. token_callback (may be NULL) then receives, by default, the local
+ * pieces only after the policy kept the local answer, or after a handoff the cloud's text as one piece (token_id
+ * 0xFFFFFFFE); with "stream_local": true the local pieces arrive as they are generated and a handoff's text follows
+ * as its own piece.
+ *
+ * A bundle compiled without --handoff returns the local answer ("cloud_handoff" false) and streams each piece as it
+ * is generated; it accepts and ignores confidence_threshold, auto_handoff, cloud_timeout_ms and stream_local, and
+ * refuses the other policy keys (cloud_provider, cloud_base_url, ...) with an error naming --handoff.
+ *
  * Returns the response length in bytes, or -1 on error (out_json then holds an error response when it fits). */
 int saguaro_complete(saguaro_model_t model, const char* messages_json, const char* options_json, char* out_json,
                      size_t out_size,
