@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Reproduces the quantization quality tables of docs/quantization.md ("Measured"): saguaro eval of CQ against
 # GPTQ and RTN on stories260K (../shared) and on the default model, with calibration text that is disjoint
-# from the evaluated text. Usage: examples/eval/quantization_tables.sh [OUT_DIR]   (about 10 minutes)
+# from the evaluated text. Usage: examples/eval/quantization_tables.sh [OUT_DIR]   (about 20 minutes)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 SAGUARO="$ROOT/build/bin/saguaro"
@@ -15,7 +15,7 @@ sample() { for s in "$@"; do "$SAGUARO" run "$OUT/stories260K" -p "Once" -n 256 
 sample 1 2 3 4 5 6 > "$OUT/stories-eval.txt"
 sample $(seq 21 50) > "$OUT/stories-calibration.txt"
 "$SAGUARO" eval "$STORIES/stories260K.bin" --tokenizer "$STORIES/tok512.bin" --text "$OUT/stories-eval.txt" \
-  --calibration "$OUT/stories-calibration.txt" --bits 4,3,2 --method cq,gptq,rtn-asym,rtn-sym
+  --calibration "$OUT/stories-calibration.txt" --bits 4,3,2 --bpw 3.25 --method cq,gptq,rtn-asym,rtn-sym
 
 # Default model (trained on answers only): held-out questions, answer tokens scored; calibration on others.
 (cd "$ROOT/examples/train" && /usr/bin/python3 - "$OUT" <<'PY'
@@ -27,7 +27,7 @@ for name, seed, n in (("qa-eval", 4242, 200), ("qa-calibration", 9090, 40)):
 PY
 )
 "$SAGUARO" eval "$ROOT/examples/models/default" --text "$OUT/qa-eval.txt" --score-after "A:" --max-tokens 200000 \
-  --calibration "$OUT/qa-calibration.txt" --bits 4,3,2 --method cq,gptq,rtn-asym,rtn-sym
+  --calibration "$OUT/qa-calibration.txt" --bits 4,3,2 --bpw 3.25 --method cq,gptq,rtn-asym,rtn-sym
 echo "plain CQ (no calibration):"
 "$SAGUARO" eval "$ROOT/examples/models/default" --text "$OUT/qa-eval.txt" --score-after "A:" --max-tokens 200000 \
   --bits 4,3,2 --method cq
