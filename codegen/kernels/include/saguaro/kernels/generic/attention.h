@@ -38,6 +38,16 @@ inline void softmax_f32(float* x, int32_t n) {
   for (int32_t i = 0; i < n; ++i) x[i] /= sum;
 }
 
+/// Calls group(r, kh) for every (query row r, KV head kh) pair of an attention call — independent units of work —
+/// with the pairs split over the threads of `par` (the ISA kernels' thread split).
+template <int H, int KVH, int HD, int Window, class F>
+inline void for_each_kv_head_group(const Parallel* par, int32_t rows, int32_t pos0, F&& group) {
+  const int64_t span = Window > 0 && Window < pos0 + rows ? Window : pos0 + rows;  // positions a row sees, at most
+  parallel_ranges(par, int64_t{rows} * KVH, 1, int64_t{2} * rows * H * span * HD, [&](int64_t i0, int64_t i1) {
+    for (int64_t i = i0; i < i1; ++i) group(static_cast<int32_t>(i / KVH), static_cast<int>(i % KVH));
+  });
+}
+
 /// Causal GQA attention of q[rows][H][HD] over kc/vc[KVH][S][HD] into out[rows][H][HD].
 /// Query row r (position p = pos0+r) sees t in [max(0, p-Window+1), p]; Window 0 = unlimited.
 /// score = dot·scale, or dot / sqrtf((float)HD) when DivideBySqrtHD (llama2.c's exact form: the two

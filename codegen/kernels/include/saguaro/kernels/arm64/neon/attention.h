@@ -24,9 +24,9 @@ namespace attention_detail {
 /// Positions per softmax block.
 constexpr int kBlock = 64;
 
-/// s[u] = q·k_u for u < n, k_u = k + u·ld (HD floats each); four positions share one transposed reduction.
+/// s[u] = q·k_u for u < n over contiguous rows k_u = k + u·HD; four positions share one transposed reduction.
 template <int HD>
-inline void dots(const float* q, const float* k, int64_t ld, int n, float* s) {
+inline void dots(const float* q, const float* k, int n, float* s) {
   constexpr int C = HD / 4;
   int u = 0;
   for (; u + 4 <= n; u += 4) {
@@ -36,13 +36,13 @@ inline void dots(const float* q, const float* k, int64_t ld, int n, float* s) {
     for (int c = 0; c < C; ++c) {
       const float32x4_t qv = vld1q_f32(q + 4 * c);
       #pragma GCC unroll 4
-      for (int e = 0; e < 4; ++e) a[e] = vfmaq_f32(a[e], qv, vld1q_f32(k + (u + e) * ld + 4 * c));
+      for (int e = 0; e < 4; ++e) a[e] = vfmaq_f32(a[e], qv, vld1q_f32(k + (u + e) * HD + 4 * c));
     }
     vst1q_f32(s + u, detail::hsum4(a[0], a[1], a[2], a[3]));
   }
   for (; u < n; ++u) {
     float32x4_t a = vdupq_n_f32(0.0f);
-    for (int c = 0; c < C; ++c) a = vfmaq_f32(a, vld1q_f32(q + 4 * c), vld1q_f32(k + u * ld + 4 * c));
+    for (int c = 0; c < C; ++c) a = vfmaq_f32(a, vld1q_f32(q + 4 * c), vld1q_f32(k + u * HD + 4 * c));
     s[u] = detail::hsum(a);
   }
 }
@@ -77,7 +77,7 @@ inline void kv_head_group(int32_t r, int32_t p, int kh, const float* q, const fl
     const int nvec = (nt + 3) / 4;
     for (int m = 0; m < M; ++m) {
       float* s = sc[m];
-      dots<HD>(qg + m * HD, kg + static_cast<int64_t>(tb) * HD, HD, nt, s);
+      dots<HD>(qg + m * HD, kg + static_cast<int64_t>(tb) * HD, nt, s);
       for (int u = nt; u < nvec * 4; ++u) s[u] = 0.0f;
       // Scores, then the block's running max.
       float32x4_t bm = ninf;
@@ -150,13 +150,9 @@ inline void attention_f32(int32_t rows, int32_t pos0, const float* q, const floa
   if constexpr (HD % 4 != 0) {
     generic::attention_f32<H, KVH, HD, S, Window, DivideBySqrtHD>(rows, pos0, q, kc, vc, scale, softcap, scratch, out);
   } else {
-    const int64_t span = Window > 0 && Window < pos0 + rows ? Window : pos0 + rows;
-    parallel_ranges(par, int64_t{rows} * KVH, 1, int64_t{2} * rows * H * span * HD, [&](int64_t i0, int64_t i1) {
-      for (int64_t i = i0; i < i1; ++i) {
-        const int32_t r = static_cast<int32_t>(i / KVH);
-        attention_detail::kv_head_group<H, KVH, HD, S, Window, DivideBySqrtHD>(r, pos0 + r, static_cast<int>(i % KVH), q,
-                                                                              kc, vc, scale, softcap, out);
-      }
+    generic::for_each_kv_head_group<H, KVH, HD, Window>(par, rows, pos0, [&](int32_t r, int kh) {
+      attention_detail::kv_head_group<H, KVH, HD, S, Window, DivideBySqrtHD>(r, pos0 + r, kh, q, kc, vc, scale,
+                                                                            softcap, out);
     });
   }
 }

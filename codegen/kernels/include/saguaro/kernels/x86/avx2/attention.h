@@ -3,8 +3,9 @@
 // The query heads that share a KV head are processed together, so each cached K/V row is read once per KV head
 // rather than once per query head (the head-major cache makes those rows one contiguous range), and the softmax
 // is computed online over blocks of positions (running max, rescaled sum and weighted V sum, normalized at the
-// end), so no per-head score buffer of the whole context is needed. (row, KV head) pairs go to the threads. The result equals the generic kernel up to rounding (reordered sums, vector exp/tanh).
-// HD not a multiple of 8 uses the generic kernel. kv_store_f32 stays generic (a copy the compiler vectorizes).
+// end), so no per-head score buffer of the whole context is needed. (row, KV head) pairs go to the threads. The
+// result equals the generic kernel up to rounding (reordered sums, vector exp/tanh). HD not a multiple of 8 uses
+// the generic kernel. kv_store_f32 stays generic (a copy the compiler vectorizes).
 #pragma once
 
 #include <immintrin.h>
@@ -32,9 +33,9 @@ inline float hmax(__m256 v) {
   return _mm_cvtss_f32(m);
 }
 
-/// s[u] = q·k_u for u < n, k_u = k + u·ld (HD floats each); eight positions share one transposed reduction.
+/// s[u] = q·k_u for u < n over contiguous rows k_u = k + u·HD; eight positions share one transposed reduction.
 template <int HD>
-inline void dots(const float* q, const float* k, int64_t ld, int n, float* s) {
+inline void dots(const float* q, const float* k, int n, float* s) {
   constexpr int C = HD / 8;
   int u = 0;
   for (; u + 8 <= n; u += 8) {
@@ -44,17 +45,17 @@ inline void dots(const float* q, const float* k, int64_t ld, int n, float* s) {
     for (int c = 0; c < C; ++c) {
       const __m256 qv = _mm256_loadu_ps(q + 8 * c);
       #pragma GCC unroll 16
-      for (int e = 0; e < 8; ++e) a[e] = _mm256_fmadd_ps(qv, _mm256_loadu_ps(k + (u + e) * ld + 8 * c), a[e]);
+      for (int e = 0; e < 8; ++e) a[e] = _mm256_fmadd_ps(qv, _mm256_loadu_ps(k + (u + e) * HD + 8 * c), a[e]);
     }
     _mm256_storeu_ps(s + u, detail::hsum8(a));
     // The next eight rows (contiguous in the head-major cache): streaming them in ahead keeps the loads of the
     // FMA chains from waiting on memory (measured: 0.7x the time of the K pass at Qwen3-0.6B's shape).
-    const char* next = reinterpret_cast<const char*>(k + (u + 8) * ld);
+    const char* next = reinterpret_cast<const char*>(k + (u + 8) * HD);
     for (int l = 0; l < 8 * HD * 4; l += 64) _mm_prefetch(next + l, _MM_HINT_T0);
   }
   for (; u < n; ++u) {
     __m256 a = _mm256_setzero_ps();
-    for (int c = 0; c < C; ++c) a = _mm256_fmadd_ps(_mm256_loadu_ps(q + 8 * c), _mm256_loadu_ps(k + u * ld + 8 * c), a);
+    for (int c = 0; c < C; ++c) a = _mm256_fmadd_ps(_mm256_loadu_ps(q + 8 * c), _mm256_loadu_ps(k + u * HD + 8 * c), a);
     s[u] = detail::hsum(a);
   }
 }
@@ -87,7 +88,7 @@ inline void kv_head_group(int32_t r, int32_t p, int kh, const float* q, const fl
     const int nchunks = (nt + 7) / 8;
     for (int m = 0; m < M; ++m) {
       float* s = sc[m];
-      dots<HD>(qg + m * HD, kg + static_cast<int64_t>(tb) * HD, HD, nt, s);
+      dots<HD>(qg + m * HD, kg + static_cast<int64_t>(tb) * HD, nt, s);
       for (int u = nt; u < nchunks * 8; ++u) s[u] = 0.0f;
       // Scores, then the block's running max.
       __m256 bm = ninf;
@@ -171,13 +172,9 @@ inline void attention_f32(int32_t rows, int32_t pos0, const float* q, const floa
   if constexpr (HD % 8 != 0) {
     generic::attention_f32<H, KVH, HD, S, Window, DivideBySqrtHD>(rows, pos0, q, kc, vc, scale, softcap, scratch, out);
   } else {
-    const int64_t span = Window > 0 && Window < pos0 + rows ? Window : pos0 + rows;
-    parallel_ranges(par, int64_t{rows} * KVH, 1, int64_t{2} * rows * H * span * HD, [&](int64_t i0, int64_t i1) {
-      for (int64_t i = i0; i < i1; ++i) {
-        const int32_t r = static_cast<int32_t>(i / KVH);
-        attention_detail::kv_head_group<H, KVH, HD, S, Window, DivideBySqrtHD>(r, pos0 + r, static_cast<int>(i % KVH), q,
-                                                                              kc, vc, scale, softcap, out);
-      }
+    generic::for_each_kv_head_group<H, KVH, HD, Window>(par, rows, pos0, [&](int32_t r, int kh) {
+      attention_detail::kv_head_group<H, KVH, HD, S, Window, DivideBySqrtHD>(r, pos0 + r, kh, q, kc, vc, scale,
+                                                                            softcap, out);
     });
   }
 }
