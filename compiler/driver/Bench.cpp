@@ -43,16 +43,6 @@ std::string hostTarget() {
   return "generic";
 }
 
-llvm::Expected<llvm::json::Value> readJson(const std::string &path) {
-  auto text = llvm::MemoryBuffer::getFile(path);
-  if (!text)
-    return fileError(path, "cannot read: " + text.getError().message());
-  auto json = llvm::json::parse((*text)->getBuffer());
-  if (!json)
-    return fileError(path, "not valid JSON: " + llvm::toString(json.takeError()));
-  return std::move(*json);
-}
-
 /// Multiply-accumulates per token: the parameters of every weight matrix a token goes through. A CQ matrix
 /// counts N·K from its stored bytes and bits per weight (manifest.json: bpw = bytes·8 / (N·K)); the token
 /// embedding counts only when it is also the output projection (no other matrix has vocab rows).
@@ -144,7 +134,7 @@ llvm::Expected<Result> benchOne(const BenchOptions &o, const std::string &target
     llvm::sys::fs::remove(outPath);
     return fileError(*bundle, "the bench run failed: " + why);
   }
-  auto json = readJson(outPath);
+  auto json = readJsonFile(outPath);
   llvm::sys::fs::remove(outPath);
   if (!json)
     return json.takeError();

@@ -17,12 +17,9 @@ using namespace saguaro;
 
 llvm::Expected<llvm::json::Object> saguaro::readBundleManifest(const std::string &bundle) {
   std::string path = bundle + "/manifest.json";
-  auto file = llvm::MemoryBuffer::getFile(path);
-  if (!file)
-    return fileError(path, "cannot read: " + file.getError().message());
-  auto manifest = llvm::json::parse((*file)->getBuffer());
+  auto manifest = readJsonFile(path);
   if (!manifest)
-    return fileError(path, "not JSON: " + llvm::toString(manifest.takeError()));
+    return manifest.takeError();
   llvm::json::Object *root = manifest->getAsObject();
   if (!root)
     return fileError(path, "not a JSON object");

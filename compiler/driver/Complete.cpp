@@ -10,6 +10,7 @@
 
 #include "compiler/driver/BundleCache.h"
 #include "compiler/driver/ProgramRun.h"
+#include "completion_options.h"
 #include "saguaro/handoff/credentials.h"
 #include "saguaro/handoff/error.h"
 #include "saguaro/handoff/hybrid_complete.h"
@@ -26,10 +27,6 @@
 using nlohmann::json;
 
 namespace {
-/// Options saguaro_complete (the local generation) takes; every other key belongs to the handoff policy.
-const char *const kLocalOptions[] = {"max_tokens", "temperature", "top_k", "top_p", "min_p", "repetition_penalty",
-                                     "seed", "stop"};
-
 /// `text` is JSON, or the path of a file holding it; `what` names the flag in errors.
 bool readJsonArgument(const std::string &text, const std::string &what, json &out, std::string &error) {
   std::string body = text, source = what;
@@ -67,10 +64,7 @@ int saguaro::runComplete(const CompleteOptions &o) {
     }
     json local = json::object(), policy = json::object();
     for (const auto &[key, value] : options.items()) {
-      bool isLocal = false;
-      for (const char *k : kLocalOptions)
-        isLocal = isLocal || key == k;
-      (isLocal ? local : policy)[key] = value;
+      (is_local_completion_option(key) ? local : policy)[key] = value;
     }
     handoff::parse_options(policy); // a bad option is the caller's error, reported before anything runs
     // The policy is applied here, once: a bundle compiled with --handoff must not also hand off by itself.

@@ -42,12 +42,9 @@ void progress(size_t done, size_t total, double seconds) {
 
 llvm::Error saguaro::readPolicy(llvm::StringRef path, const ImportedModel &model,
                                 std::vector<std::pair<std::string, int64_t>> &policy) {
-  auto file = llvm::MemoryBuffer::getFile(path);
-  if (!file)
-    return fileError(path, "cannot read: " + file.getError().message());
-  auto json = llvm::json::parse((*file)->getBuffer());
+  auto json = readJsonFile(path);
   if (!json)
-    return fileError(path, "not valid JSON: " + llvm::toString(json.takeError()));
+    return json.takeError();
   const llvm::json::Object *o = json->getAsObject();
   if (!o)
     return fileError(path, "must be a JSON object of tensor name or kind -> bits");

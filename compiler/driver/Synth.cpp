@@ -264,12 +264,9 @@ llvm::Error writeSafetensors(const std::string &path, const std::vector<TensorPl
 } // namespace
 
 llvm::Error saguaro::synthesizeModel(const std::string &config, const std::string &outDir, uint64_t seed) {
-  auto text = llvm::MemoryBuffer::getFile(config);
-  if (!text)
-    return fileError(config, "cannot read: " + text.getError().message());
-  auto json = llvm::json::parse((*text)->getBuffer());
+  auto json = readJsonFile(config);
   if (!json)
-    return fileError(config, "not valid JSON: " + llvm::toString(json.takeError()));
+    return json.takeError();
   if (!json->getAsObject())
     return fileError(config, "not a JSON object");
   auto shapes = readShapes(config, *json->getAsObject());

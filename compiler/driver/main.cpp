@@ -103,6 +103,19 @@ std::vector<std::string> withCompileFlags(std::vector<std::string> own) {
   return own;
 }
 
+/// argv without the switch `name` (a flag without a value, which parseArgs would pair with the next argument);
+/// `present` tells whether it was there.
+std::vector<char *> takeSwitch(int argc, char **argv, llvm::StringRef name, bool &present) {
+  std::vector<char *> rest;
+  for (int i = 0; i < argc; ++i) {
+    if (name == argv[i])
+      present = true;
+    else
+      rest.push_back(argv[i]);
+  }
+  return rest;
+}
+
 llvm::Expected<Args> parseArgs(int argc, char **argv, const std::vector<std::string> &known) {
   Args a;
   for (int i = 2; i < argc; ++i) {
@@ -223,15 +236,8 @@ int execBundle(const std::string &exe, const std::string &bundle, const std::vec
 }
 
 int cmdCompile(int argc, char **argv) {
-  // --handoff is a switch (no value), so it is taken out before parseArgs, which pairs every flag with a value.
-  std::vector<char *> rest;
   bool handoff = false;
-  for (int i = 0; i < argc; ++i) {
-    if (std::string(argv[i]) == "--handoff")
-      handoff = true;
-    else
-      rest.push_back(argv[i]);
-  }
+  std::vector<char *> rest = takeSwitch(argc, argv, "--handoff", handoff);
   auto a = parseArgs(static_cast<int>(rest.size()), rest.data(), withCompileFlags({"-o"}));
   if (!a)
     return fail(llvm::toString(a.takeError()));
@@ -311,14 +317,8 @@ std::vector<std::string> splitList(const std::string &s) {
 }
 
 int cmdEval(int argc, char **argv) {
-  std::vector<char *> rest;
   EvalOptions o;
-  for (int i = 0; i < argc; ++i) {
-    if (std::string(argv[i]) == "--json")
-      o.json = true;
-    else
-      rest.push_back(argv[i]);
-  }
+  std::vector<char *> rest = takeSwitch(argc, argv, "--json", o.json);
   auto a = parseArgs(static_cast<int>(rest.size()), rest.data(),
                      {"--text", "--tokenizer", "--bits", "--method", "--max-tokens", "--bpw", "--tasks", "--calibration",
                       "--score-after", "--damp"});
@@ -420,14 +420,8 @@ llvm::Expected<std::vector<int>> intList(const std::string &flag, const std::str
 
 /// `saguaro bench MODEL`: speed and efficiency of the compiled model per bits value (Bench.h).
 int cmdModelBench(int argc, char **argv) {
-  std::vector<char *> rest;
   BenchOptions o;
-  for (int i = 0; i < argc; ++i) {
-    if (std::string(argv[i]) == "--json")
-      o.json = true;
-    else
-      rest.push_back(argv[i]);
-  }
+  std::vector<char *> rest = takeSwitch(argc, argv, "--json", o.json);
   auto a = parseArgs(static_cast<int>(rest.size()), rest.data(), {"--bits", "--threads", "--target"});
   if (!a)
     return fail(llvm::toString(a.takeError()));

@@ -140,12 +140,9 @@ llvm::Error saguaro::importHuggingFace(llvm::StringRef dir, ImportedModel &model
   llvm::SmallString<256> configPath(dir);
   llvm::sys::path::append(configPath, "config.json");
   std::string cfgFile = configPath.str().str();
-  auto text = llvm::MemoryBuffer::getFile(configPath);
-  if (!text)
-    return fileError(cfgFile, "cannot read: " + text.getError().message());
-  auto json = llvm::json::parse((*text)->getBuffer());
+  auto json = readJsonFile(cfgFile);
   if (!json)
-    return fileError(cfgFile, "not valid JSON: " + llvm::toString(json.takeError()));
+    return json.takeError();
   if (!json->getAsObject())
     return fileError(cfgFile, "not a JSON object");
   Config c(*json->getAsObject(), cfgFile);

@@ -9,6 +9,7 @@
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <memory>
@@ -118,6 +119,9 @@ llvm::Error checkWeights(const ImportedModel &model, llvm::StringRef source);
 
 /// An error "FILE: message" for the user.
 llvm::Error fileError(llvm::StringRef file, const llvm::Twine &message);
+
+/// The JSON text of a file; errors name it ("cannot read: ...", "not valid JSON: ...").
+llvm::Expected<llvm::json::Value> readJsonFile(llvm::StringRef path);
 
 } // namespace saguaro
 

@@ -9,6 +9,16 @@ llvm::Error saguaro::fileError(llvm::StringRef file, const llvm::Twine &message)
   return llvm::createStringError(llvm::inconvertibleErrorCode(), (file + ": " + message).str());
 }
 
+llvm::Expected<llvm::json::Value> saguaro::readJsonFile(llvm::StringRef path) {
+  auto text = llvm::MemoryBuffer::getFile(path);
+  if (!text)
+    return fileError(path, "cannot read: " + text.getError().message());
+  auto json = llvm::json::parse((*text)->getBuffer());
+  if (!json)
+    return fileError(path, "not valid JSON: " + llvm::toString(json.takeError()));
+  return json;
+}
+
 void WeightStore::addView(const std::string &name, std::vector<int64_t> shape, const float *data) {
   auto t = std::make_unique<StoredTensor>();
   t->shape = std::move(shape);

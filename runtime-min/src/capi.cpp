@@ -17,6 +17,7 @@
 
 #include "blob.h"
 #include "chat_template.h"
+#include "completion_options.h"
 #include "hidden_capture.h"
 #include "process_stats.h"
 #include "saguaro/engine.h"
@@ -38,6 +39,7 @@ using nlohmann::json;
 thread_local std::string g_last_error;
 
 struct Request {
+  json messages;  // the parsed messages_json
   std::string prompt;
   saguaro::GenerateConfig cfg;
   std::vector<std::string> stop;
@@ -45,22 +47,12 @@ struct Request {
   json policy = json::object();    // every option that is not the local generation's (the handoff policy's)
 };
 
-bool is_one_of(const std::string& key, std::initializer_list<const char*> keys) {
-  for (const char* k : keys)
-    if (key == k) return true;
-  return false;
-}
-
-// Options of the local generation; every other key belongs to the cloud handoff policy (as in `saguaro complete`).
-bool is_local_option(const std::string& key) {
-  return is_one_of(key, {"max_tokens", "temperature", "top_k", "top_p", "min_p", "repetition_penalty", "seed", "stop"});
-}
-
 // The prompt for OpenAI-style messages: the bundle's chat template applied to them (with the generation prompt),
 // or without a template the user contents joined by newlines.
-bool parse_messages(const saguaro_model& model, const char* text, std::string* prompt, std::string* err) {
+bool parse_messages(const saguaro_model& model, const char* text, json* parsed, std::string* prompt,
+                    std::string* err) {
   if (!text) return *err = "messages_json is NULL", false;
-  const json msgs = json::parse(text, nullptr, false);
+  const json& msgs = *parsed = json::parse(text, nullptr, false);
   if (msgs.is_discarded() || !msgs.is_array()) return *err = "messages_json: expected a JSON array", false;
   std::vector<saguaro::ChatMessage> chat;
   for (const json& m : msgs) {
@@ -111,6 +103,14 @@ bool read_number(const json& o, const char* key, double lo, double hi, T* out, s
   return true;
 }
 
+#if !SAGUARO_WITH_HANDOFF
+bool is_one_of(const std::string& key, std::initializer_list<const char*> keys) {
+  for (const char* k : keys)
+    if (key == k) return true;
+  return false;
+}
+#endif
+
 // Checks the policy's options before anything runs, so a bad key is the caller's error rather than a local answer
 // with "error" set. With the handoff, handoff::parse_options judges them (naming the key). Without it, the three
 // policy keys bundles always accepted are still accepted and ignored; the other policy keys need --handoff.
@@ -145,7 +145,7 @@ bool parse_options(const char* text, Request* r, std::string* err) {
   const json o = json::parse(text, nullptr, false);
   if (o.is_discarded() || !o.is_object()) return *err = "options_json: expected a JSON object", false;
   for (auto it = o.begin(); it != o.end(); ++it) {
-    if (is_local_option(it.key())) continue;
+    if (saguaro::is_local_completion_option(it.key())) continue;
     if (it.key() == "stream_local") {
       if (!it.value().is_boolean()) return *err = "options_json: \"stream_local\" must be true or false", false;
       r->stream_local = it.value().get<bool>();
@@ -300,8 +300,8 @@ struct LocalFailure {
 // The hybrid answer: the local answer, its confidence to the policy, the cloud when the policy says so. By default
 // the local pieces are held back until the policy kept the local answer (an app never shows text that is then
 // replaced); with "stream_local" they go out as they are generated, and a handoff's text follows as its own piece.
-int complete_hybrid(saguaro_model* model, const char* messages_json, const Request& req, char* out_json,
-                    size_t out_size, const PieceSink& emit) {
+int complete_hybrid(saguaro_model* model, const Request& req, char* out_json, size_t out_size,
+                    const PieceSink& emit) {
   std::vector<std::pair<std::string, uint32_t>> held;
   PieceSink hold = [&](const std::string& piece, uint32_t id) { held.emplace_back(piece, id); };
   LocalRun local;
@@ -316,7 +316,7 @@ int complete_hybrid(saguaro_model* model, const char* messages_json, const Reque
   saguaro::handoff::HybridHooks hooks;
   json resp;
   try {
-    resp = saguaro::handoff::hybrid_complete_json(json::parse(messages_json), req.policy, generate_local, hooks);
+    resp = saguaro::handoff::hybrid_complete_json(req.messages, req.policy, generate_local, hooks);
   } catch (const LocalFailure& f) {
     return fail(f.message, out_json, out_size);
   }
@@ -338,12 +338,13 @@ int complete(saguaro_model* model, const char* messages_json, const char* option
   if (!model) return fail("model is NULL", out_json, out_size);
   Request req;
   std::string err;
-  if (!parse_messages(*model, messages_json, &req.prompt, &err) || !parse_options(options_json, &req, &err))
+  if (!parse_messages(*model, messages_json, &req.messages, &req.prompt, &err) ||
+      !parse_options(options_json, &req, &err))
     return fail(err, out_json, out_size);
   PieceSink emit;
   if (cb) emit = [cb, user](const std::string& piece, uint32_t id) { cb(piece.c_str(), id, user); };
 #if SAGUARO_WITH_HANDOFF
-  return complete_hybrid(model, messages_json, req, out_json, out_size, emit);
+  return complete_hybrid(model, req, out_json, out_size, emit);
 #else
   return complete_local(model, req, out_json, out_size, emit);
 #endif
