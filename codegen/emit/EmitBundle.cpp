@@ -103,6 +103,7 @@ struct ModuleFacts {
   std::map<std::string, PackedWeight> packed; // kern.packed by weight name
   std::vector<Tap> taps;                      // kern.taps, by id
   int64_t arenaBytes = 0, kvBytes = 0;        // kern.arena_bytes, kern.kv_bytes
+  std::string kvType = "f32";                 // kern.kv_type: the cache's element type (f32 or f16)
 
   /// (layer, tap id) of the module's llm.hidden_tap, or (0, 0) when it has none.
   std::pair<int64_t, int64_t> hiddenTap() const {
@@ -137,6 +138,8 @@ struct ModuleFacts {
     };
     f.arenaBytes = integer("kern.arena_bytes");
     f.kvBytes = integer("kern.kv_bytes");
+    if (auto kv = m->getAttrOfType<StringAttr>("kern.kv_type"))
+      f.kvType = kv.getValue().str();
     return f;
   }
 };
@@ -161,7 +164,8 @@ std::string specSource(const ModuleFacts &facts, const BundleInputs &in, const s
      << (d.probe.h > 0 ? "void saguaro_model_probe(const saguaro::ModelState&, float*, int32_t, float*);\n" : "")
      << "namespace {\n"
      << "inline float* arena_of(const saguaro::ModelState& s) { return s.arena; }\n"
-     << "inline float* kv_of(const saguaro::ModelState& s) { return s.kv; }\n"
+     << (facts.kvType == "f16" ? "inline uint16_t* kv_of(const saguaro::ModelState& s) { return static_cast<uint16_t*>(s.kv); }\n"
+                               : "inline float* kv_of(const saguaro::ModelState& s) { return static_cast<float*>(s.kv); }\n")
      << "inline const saguaro::kernels::Parallel* parallel_of(const saguaro::ModelState& s) {\n"
      << "  return static_cast<const saguaro::kernels::Parallel*>(s.parallel);\n"
      << "}\n"
@@ -328,6 +332,7 @@ llvm::json::Value manifest(ModuleOp m, const ModuleFacts &facts, const BundleInp
       {"quantized", std::move(quantized)},
       {"memory", llvm::json::Object{{"arena_bytes", arena},
                                     {"kv_cache_bytes", kv},
+                                    {"kv_cache", facts.kvType},
                                     {"weights_blob_bytes", static_cast<int64_t>(blobBytes)},
                                     {"planned_peak_bytes", arena + kv + static_cast<int64_t>(blobBytes)},
                                     {"plan", std::move(plan)}}}};
@@ -341,7 +346,7 @@ llvm::Expected<std::string> saguaro::targetFlags(llvm::StringRef target) {
   if (target == "generic")
     return std::string();
   if (target == "x86-avx2")
-    return std::string("-mavx2 -mfma");
+    return std::string("-mavx2 -mfma -mf16c");
   if (target == "aarch64-neon")
     return std::string("-march=armv8-a");
   if (target == "aarch64-dotprod")

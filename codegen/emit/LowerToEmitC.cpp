@@ -22,21 +22,24 @@ using namespace saguaro;
 namespace {
 /// EmitC types of the model ABI.
 struct AbiTypes {
-  explicit AbiTypes(MLIRContext *ctx)
+  /// `kvType` is the module's kern.kv_type: f32 caches are `float*`, f16 caches `uint16_t*` (binary16 bits).
+  AbiTypes(MLIRContext *ctx, StringRef kvType)
       : state(emitc::OpaqueType::get(ctx, "const saguaro::ModelState&")),
         floatPtr(emitc::PointerType::get(FloatType::getF32(ctx))),
+        kvPtr(kvType == "f16" ? emitc::PointerType::get(IntegerType::get(ctx, 16, IntegerType::Unsigned))
+                              : floatPtr),
         tokenPtr(emitc::PointerType::get(emitc::OpaqueType::get(ctx, "const int32_t"))),
         weightPtr(emitc::PointerType::get(emitc::OpaqueType::get(ctx, "const void"))),
         parallelPtr(emitc::PointerType::get(emitc::OpaqueType::get(ctx, "const saguaro::kernels::Parallel"))),
         i32(IntegerType::get(ctx, 32)), i64(IntegerType::get(ctx, 64)), i1(IntegerType::get(ctx, 1)) {}
-  Type state, floatPtr, tokenPtr, weightPtr, parallelPtr, i32, i64, i1;
+  Type state, floatPtr, kvPtr, tokenPtr, weightPtr, parallelPtr, i32, i64, i1;
 };
 
 /// Builds one EmitC entry function from a planned kern function.
 class EntryEmitter {
 public:
-  EntryEmitter(func::FuncOp fn, llvm::MapVector<StringRef, int64_t> &slots)
-      : fn(fn), b(fn.getContext()), t(fn.getContext()), slots(slots) {}
+  EntryEmitter(func::FuncOp fn, StringRef kvType, llvm::MapVector<StringRef, int64_t> &slots)
+      : fn(fn), b(fn.getContext()), t(fn.getContext(), kvType), slots(slots) {}
 
   LogicalResult run(StringRef kind);
 
@@ -62,10 +65,10 @@ private:
                                          b.getArrayAttr(args), ArrayAttr())
         .getResult(0);
   }
-  /// `base + floats` as an EmitC pointer addition.
-  Value offsetPointer(Value base, int64_t floats) {
-    return b.create<emitc::AddOp>(fn.getLoc(), t.floatPtr, base,
-                                  literal(t.i64, b.getI64IntegerAttr(floats)));
+  /// `base + elements` as an EmitC pointer addition (of base's pointer type).
+  Value offsetPointer(Value base, int64_t elements) {
+    return b.create<emitc::AddOp>(fn.getLoc(), base.getType(), base,
+                                  literal(t.i64, b.getI64IntegerAttr(elements)));
   }
   Value weight(StringRef name);
   FailureOr<Value> argument(kern::CallOp call, Attribute arg, ValueRange buffers);
@@ -141,7 +144,7 @@ LogicalResult EntryEmitter::run(StringRef kind) {
 
   state = body->getArgument(0);
   arena = opaqueCall(t.floatPtr, "arena_of", state, {b.getIndexAttr(0)});
-  kv = opaqueCall(t.floatPtr, "kv_of", state, {b.getIndexAttr(0)});
+  kv = opaqueCall(t.kvPtr, "kv_of", state, {b.getIndexAttr(0)});
   if (probe) {
     params["hidden"] = body->getArgument(1);
     params["rows"] = body->getArgument(2);
@@ -207,6 +210,12 @@ struct KernLowerToEmitCPass : emit::impl::KernLowerToEmitCBase<KernLowerToEmitCP
   void runOnOperation() override {
     ModuleOp module = getOperation();
     llvm::MapVector<StringRef, int64_t> slots;
+    auto kvType = module->getAttrOfType<StringAttr>("kern.kv_type");
+    if (kvType && kvType.getValue() != "f32" && kvType.getValue() != "f16") {
+      module.emitError("kern.kv_type must be \"f32\" or \"f16\", got ") << kvType;
+      return signalPassFailure();
+    }
+    StringRef kv = kvType ? kvType.getValue() : "f32";
     SmallVector<func::FuncOp> entries;
     for (auto fn : module.getOps<func::FuncOp>())
       if (fn->hasAttr("llm.entry"))
@@ -217,7 +226,7 @@ struct KernLowerToEmitCPass : emit::impl::KernLowerToEmitCBase<KernLowerToEmitCP
         fn.emitOpError("llm.entry must be a string");
         return signalPassFailure();
       }
-      if (failed(EntryEmitter(fn, slots).run(kind.getValue())))
+      if (failed(EntryEmitter(fn, kv, slots).run(kind.getValue())))
         return signalPassFailure();
     }
     Builder b(&getContext());

@@ -34,10 +34,10 @@ int fail(const std::string &message) {
   return 1;
 }
 
-/// x86-avx2 when this machine has AVX2 and FMA, else generic.
+/// x86-avx2 when this machine has AVX2, FMA and F16C (the target's instruction sets), else generic.
 std::string hostTarget() {
 #if defined(__x86_64__)
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c"))
     return "x86-avx2";
 #endif
   return "generic";
@@ -114,6 +114,7 @@ llvm::Expected<Result> benchOne(const BenchOptions &o, const std::string &target
   c.model = o.model;
   c.target = target;
   c.bits = bits;
+  c.kvCache = o.kvCache;
   auto bundle = cachedBundle(c);
   if (!bundle)
     return bundle.takeError();

@@ -11,7 +11,8 @@ struct BenchOptions {
   std::string model;              // llama2.c .bin or a Hugging Face directory
   std::vector<int> bits = {4, 3, 2, 16};
   std::vector<int> threads;       // empty: 1 and every hardware thread
-  std::string target;             // empty: x86-avx2 when the host has AVX2 and FMA, else generic
+  std::string target;             // empty: x86-avx2 when the host has AVX2, FMA and F16C, else generic
+  std::string kvCache = "f16";    // KV-cache elements of the benchmarked bundles (saguaro compile --kv-cache)
   bool json = false;
 };
 

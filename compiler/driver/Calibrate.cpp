@@ -47,6 +47,7 @@ llvm::Error calibrationBuild(const CompileOptions &model, CalibrationBuild &buil
   co.model = model.model;
   co.tokenizer = model.tokenizer;
   co.calibrationTaps = true;
+  co.kvCache = "f32"; // the float32 model's activations
   auto dir = cachedBundle(co);
   if (!dir)
     return dir.takeError();

@@ -160,7 +160,7 @@ llvm::Expected<std::string> saguaro::bundleKey(const CompileOptions &o) {
   std::string key = "saguaro 0.1.0|" + hex64(*selfHash) + "|" + o.target + "|" + std::to_string(o.maxSeq) + "|" +
                     std::to_string(o.prefillChunk) + "|" + o.tokenizer + "|" + o.chatTemplate + "|" +
                     std::to_string(o.bits) + "|" + std::to_string(o.bpw) + "|" + std::to_string(o.damp) + "|" +
-                    (o.calibrationTaps ? "taps|" : "") + "act=" + o.cqActivations + "|hidden=" +
+                    (o.calibrationTaps ? "taps|" : "") + "act=" + o.cqActivations + "|kv=" + o.kvCache + "|hidden=" +
                     std::to_string(o.hiddenTapLayer) + "|" + (o.handoff ? "handoff|" : "");
   // Bundles carry copies of runtime-min and the kernels (and with --handoff of handoff/), so their sources are part
   // of the key as well.
@@ -288,9 +288,11 @@ llvm::Error saguaro::compileBundle(const CompileOptions &o, const std::string &o
     mlir::PassManager pm(&ctx);
     if (o.cqActivations != "f32" && o.cqActivations != "i8")
       return fileError(o.model, "--cq-activations must be f32 or i8, got '" + o.cqActivations + "'");
+    if (o.kvCache != "f16" && o.kvCache != "f32")
+      return fileError(o.model, "--kv-cache must be f16 or f32, got '" + o.kvCache + "'");
     if (auto flags = targetFlags(o.target); !flags)
       return fileError(o.model, llvm::toString(flags.takeError()));
-    buildCompilePipeline(pm, o.bits, o.calibrationTaps, o.cqActivations, o.target);
+    buildCompilePipeline(pm, CompilePipelineOptions{o.bits, o.calibrationTaps, o.cqActivations, o.kvCache, o.target});
     if (mlir::failed(mlir::verify(*module)) || mlir::failed(pm.run(*module)))
       return fileError(o.model, "compilation failed: " + diagnostics);
   }

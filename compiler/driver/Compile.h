@@ -22,6 +22,7 @@ struct CompileOptions {
   bool calibrationTaps = false; // float32 program whose taps report XᵀX of every weight's input
   float damp = 0.1f;            // error feedback's damping relative to the mean of diag(H) (quant::kCqDamp)
   std::string cqActivations = "i8"; // codebook matmuls on int8 (integer kernels) or f32 (the exact format) activations
+  std::string kvCache = "f16";      // KV-cache elements: f16 (IEEE binary16, half the bytes) or f32 (float32 end to end)
   int64_t hiddenTapLayer = 0; // > 0: llm.hidden_tap after this many layers; kHiddenTapAuto: about 2/3 of the depth
   int64_t maxSeq = 0;     // 0: the model's own limit, capped at kDefaultMaxSeq
   int64_t prefillChunk = 0; // 0: min(kDefaultPrefillChunk, the sequence length)

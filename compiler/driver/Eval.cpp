@@ -215,9 +215,10 @@ std::string prepare(const std::string &model, const std::string &tokenizer, cons
       return text + ": the text is empty";
     textBuffer = std::move(*file);
   }
-  CompileOptions co;
+  CompileOptions co; // the float32 reference program: float32 weights (replaced per configuration) and KV cache
   co.model = model;
   co.tokenizer = tokenizer;
+  co.kvCache = "f32";
   auto bundle = cachedBundle(co);
   if (!bundle)
     return llvm::toString(bundle.takeError());

@@ -52,13 +52,14 @@ const char *kUsage = R"(usage:
   saguaro compile MODEL -o BUNDLE_DIR [--target generic|x86-avx2|aarch64-neon|aarch64-dotprod|aarch64-i8mm]
                   [--tokenizer FILE] [--chat-template FILE] [--max-seq N] [--prefill-chunk N]
                   [--bits 1|2|3|4|16] [--policy FILE | --bpw B] [--calibration FILE [--damp F]]
-                  [--cq-activations i8|f32] [--hidden-tap LAYER|auto] [--probe PROBE] [--handoff]
+                  [--cq-activations i8|f32] [--kv-cache f16|f32] [--hidden-tap LAYER|auto] [--probe PROBE]
+                  [--handoff]
   saguaro run MODEL_OR_BUNDLE [--tokenizer FILE] -p PROMPT [-n STEPS] [-t TEMPERATURE] [--seed S]
                   [--top-k K] [--top-p P] [--min-p P] [--repetition-penalty R] [--threads N] [--target T]
-                  [--max-seq N] [--prefill-chunk N]
+                  [--max-seq N] [--prefill-chunk N] [--kv-cache f16|f32]
   saguaro tokenize SOURCE TEXT [--decode] [--no-special]
   saguaro bench tokenizer SOURCE [--text FILE] [--json]
-  saguaro bench MODEL [--bits 4,3,2,16] [--threads 1,2] [--target T] [--json]
+  saguaro bench MODEL [--bits 4,3,2,16] [--threads 1,2] [--target T] [--kv-cache f16|f32] [--json]
   saguaro synth CONFIG.json -o DIR [--seed S]
   saguaro features audio FILE --mel whisper-80|whisper-128|gemma [--pad-30s] [--config preprocessor_config.json] [--pcm-only] -o OUT.npy
   saguaro features image FILE [--decode-only] [--config preprocessor_config.json] -o OUT.npy
@@ -76,7 +77,7 @@ const char *kUsage = R"(usage:
   saguaro probe eval PROBE DATA [--json] [--cloud-accuracy A]
   saguaro probe calibrate PROBE DATA --handoff-rate R [--json]
   saguaro calibrate MODEL (--text FILE | --token-ids FILE) -o DIR [--tokenizer FILE]
-  saguaro logits MODEL_OR_BUNDLE --token-ids FILE -o OUT.npy [--tokenizer FILE] [--target T]
+  saguaro logits MODEL_OR_BUNDLE --token-ids FILE -o OUT.npy [--tokenizer FILE] [--target T] [--kv-cache f16|f32]
                   [--max-seq N] [--prefill-chunk N]
 )";
 
@@ -98,7 +99,8 @@ const std::vector<std::string> kForwarded = {"-p", "-n", "-t", "--seed", "--top-
 /// The options of compileOptions(): every command that may compile a model takes them.
 std::vector<std::string> withCompileFlags(std::vector<std::string> own) {
   for (const char *f : {"--target", "--tokenizer", "--chat-template", "--max-seq", "--prefill-chunk", "--bits",
-                        "--policy", "--bpw", "--calibration", "--damp", "--cq-activations", "--hidden-tap", "--probe"})
+                        "--policy", "--bpw", "--calibration", "--damp", "--cq-activations", "--kv-cache", "--hidden-tap",
+                        "--probe"})
     own.push_back(f);
   return own;
 }
@@ -173,6 +175,8 @@ llvm::Expected<CompileOptions> compileOptions(const Args &a) {
     o.calibration = a.flags.at("--calibration");
   if (a.flags.count("--cq-activations"))
     o.cqActivations = a.flags.at("--cq-activations");
+  if (a.flags.count("--kv-cache"))
+    o.kvCache = a.flags.at("--kv-cache");
   if (a.flags.count("--damp")) {
     double damp = 0;
     if (llvm::StringRef(a.flags.at("--damp")).getAsDouble(damp) || !(damp >= 0 && damp <= 100))
@@ -422,12 +426,14 @@ llvm::Expected<std::vector<int>> intList(const std::string &flag, const std::str
 int cmdModelBench(int argc, char **argv) {
   BenchOptions o;
   std::vector<char *> rest = takeSwitch(argc, argv, "--json", o.json);
-  auto a = parseArgs(static_cast<int>(rest.size()), rest.data(), {"--bits", "--threads", "--target"});
+  auto a = parseArgs(static_cast<int>(rest.size()), rest.data(), {"--bits", "--threads", "--target", "--kv-cache"});
   if (!a)
     return fail(llvm::toString(a.takeError()));
   o.model = a->positional;
   if (a->flags.count("--target"))
     o.target = a->flags.at("--target");
+  if (a->flags.count("--kv-cache"))
+    o.kvCache = a->flags.at("--kv-cache");
   for (auto [flag, out] : {std::pair<const char *, std::vector<int> *>{"--bits", &o.bits}, {"--threads", &o.threads}})
     if (a->flags.count(flag)) {
       auto list = intList(flag, a->flags.at(flag));

@@ -9,14 +9,13 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Transforms/Passes.h"
 
-void saguaro::buildCompilePipeline(mlir::PassManager &pm, int64_t bits, bool calibrationTaps,
-                                   const std::string &cqActivations, const std::string &target) {
+void saguaro::buildCompilePipeline(mlir::PassManager &pm, const CompilePipelineOptions &o) {
   pm.addNestedPass<mlir::func::FuncOp>(llm::createFuseResidualNorm());
   pm.addPass(mlir::createCanonicalizerPass());
-  pm.addPass(cq::createQuantize(cq::QuantizeOptions{bits}));
-  pm.addPass(llm::createLowerToKern(llm::LowerToKernOptions{cqActivations}));
-  pm.addPass(kern::createPackWeights(kern::PackWeightsOptions{target}));
-  if (calibrationTaps)
+  pm.addPass(cq::createQuantize(cq::QuantizeOptions{o.bits}));
+  pm.addPass(llm::createLowerToKern(llm::LowerToKernOptions{o.cqActivations, o.kvCache}));
+  pm.addPass(kern::createPackWeights(kern::PackWeightsOptions{o.target}));
+  if (o.calibrationTaps)
     pm.addPass(kern::createInsertCalibrationTaps());
   pm.addPass(kern::createPlanMemory());
   pm.addPass(emit::createKernLowerToEmitC());

@@ -5,12 +5,16 @@
 #include "mlir/Pass/PassManager.h"
 
 namespace saguaro {
+/// What buildCompilePipeline varies.
+struct CompilePipelineOptions {
+  int64_t bits = 16;                 // default weight bits (16 keeps float32; the module's cq.policy overrides it)
+  bool calibrationTaps = false;      // add kern-insert-calibration-taps (the program then reports XᵀX per weight input)
+  std::string cqActivations = "f32"; // llm-lower-to-kern: codebook matmuls on f32 or i8 activations
+  std::string kvCache = "f32";       // llm-lower-to-kern: KV-cache elements, f32 or f16
+  std::string target = "generic";    // kern-pack-weights: the packed weight layouts' target
+};
 /// llm -> fused llm -> (cq) -> kern -> planned kern -> EmitC: the pipeline `saguaro compile` runs.
-/// `bits` is the default weight bit width (16 keeps float32; the module's cq.policy overrides it).
-/// `calibrationTaps` adds kern-insert-calibration-taps (the program then reports XᵀX per weight input).
-/// `cqActivations` is f32 or i8 (llm-lower-to-kern); `target` picks the packed weight layouts (kern-pack-weights).
-void buildCompilePipeline(mlir::PassManager &pm, int64_t bits = 16, bool calibrationTaps = false,
-                          const std::string &cqActivations = "f32", const std::string &target = "generic");
+void buildCompilePipeline(mlir::PassManager &pm, const CompilePipelineOptions &options);
 /// Registers every dialect the pipeline touches.
 void registerSaguaroDialects(mlir::DialectRegistry &registry);
 } // namespace saguaro

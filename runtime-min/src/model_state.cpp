@@ -48,7 +48,7 @@ std::unique_ptr<BoundModel> BoundModel::bind(const ModelSpec& spec, const Blob& 
   if (!m->arena_ || !m->kv_) return *err = blob.name() + ": out of memory for arena/KV cache", nullptr;
   m->kv_bytes_ = spec.kv_bytes;
   m->state_.arena = static_cast<float*>(m->arena_);
-  m->state_.kv = static_cast<float*>(m->kv_);
+  m->state_.kv = m->kv_;
   m->state_.w = m->weights_.data();
   m->set_threads(0);
   return m;

@@ -105,6 +105,11 @@ def main():
     # Quantization options: an unsupported bit width, a policy naming a tensor the model does not have.
     expect_error(args, [saguaro, "compile", hf, "-o", out, "--bits", "5"], hf, "--bits must be 1, 2, 3, 4 or 16",
                  leaves_no=out)
+    # Code generation options outside their sets.
+    expect_error(args, [saguaro, "compile", hf, "-o", out, "--kv-cache", "bf16"], hf,
+                 "--kv-cache must be f16 or f32, got 'bf16'", leaves_no=out)
+    expect_error(args, [saguaro, "compile", hf, "-o", out, "--cq-activations", "i4"], hf,
+                 "--cq-activations must be f32 or i8, got 'i4'", leaves_no=out)
     policy = os.path.join(w, "policy.json")
     json.dump({"linear": 3, "model.layers.99.mlp.up_proj.weight": 2}, open(policy, "w"))
     expect_error(args, [saguaro, "compile", hf, "-o", out, "--policy", policy], "policy.json",

@@ -52,7 +52,7 @@ def check_straight_line(model_cpp):
             line = line.strip()
             if line.startswith("saguaro::kernels::") or line == "return;":
                 continue
-            if not re.fullmatch(r"(float\*|const void\*|const int32_t\*|int32_t|"
+            if not re.fullmatch(r"(float\*|uint16_t\*|const void\*|const int32_t\*|int32_t|"
                                 r"const saguaro::kernels::Parallel\*) v\d+ = "
                                 r"(v\d+ \+ \d+|weight_of\(v1, \d+\)|arena_of\(v1\)|kv_of\(v1\)|parallel_of\(v1\)|&v\d+|"
                                 r"v\d+ \? v\d+ : 1);", line):

@@ -61,7 +61,7 @@ def main():
         work = os.path.join(args.work_dir, f"b{bits}")
         bundle = os.path.join(work, "bundle")
         common.run([args.saguaro, "compile", model, "-o", bundle, "--bits", str(bits), "--prefill-chunk", "16",
-                    "--cq-activations", "f32"], args)
+                    "--cq-activations", "f32", "--kv-cache", "f32"], args)  # the exact format, float32 end to end
         quantized = json.load(open(os.path.join(bundle, "manifest.json")))["quantized"]
         if len(quantized) != 1 + 7 * LAYERS:
             raise SystemExit(f"FAIL: expected every matrix and the embedding quantized, got {len(quantized)}")
@@ -88,7 +88,7 @@ def main():
         # The integer kernels on the packed layout of an x86-avx2 bundle against the same oracle.
         i8_bundle, i8_ours = os.path.join(work, "bundle_i8"), os.path.join(work, "ours_i8.npy")
         common.run([args.saguaro, "compile", model, "-o", i8_bundle, "--bits", str(bits), "--prefill-chunk", "16",
-                    "--cq-activations", "i8", "--target", "x86-avx2"], args)
+                    "--cq-activations", "i8", "--target", "x86-avx2", "--kv-cache", "f32"], args)
         # kern-pack-weights: planar 8-row panels for every CQ tensor on x86-avx2, the format's order on generic.
         for b, want in ((i8_bundle, "cq-planar-panel8"), (bundle, "row-major")):
             layouts = {t["name"]: t["layout"] for t in json.load(open(os.path.join(b, "manifest.json")))["tensors"]}

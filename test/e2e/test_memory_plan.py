@@ -41,7 +41,13 @@ def main():
 
     bundle = os.path.join(args.work_dir, "bundle")
     common.run([args.saguaro, "compile", model, "-o", bundle, "--max-seq", "256"], args)
-    planned = json.load(open(os.path.join(bundle, "manifest.json")))["memory"]["planned_peak_bytes"]
+    memory = json.load(open(os.path.join(bundle, "manifest.json")))["memory"]
+    planned = memory["planned_peak_bytes"]
+    # The default KV cache is binary16: K and V of 4 layers × 256 positions × 8 KV heads × 64, 2 bytes each.
+    kv_want = 2 * 4 * 256 * 8 * 64 * 2
+    if memory["kv_cache"] != "f16" or memory["kv_cache_bytes"] != kv_want:
+        raise SystemExit(f"FAIL: KV cache {memory['kv_cache']} of {memory['kv_cache_bytes']} bytes, "
+                         f"expected f16 of {kv_want}")
     out = common.run([args.saguaro, "run", bundle, "-p", "Hello there", "-n", "48", "-t", "0"], args)
     match = re.search(r"peak_rss_bytes=(\d+)", out.stderr.decode())
     if not match:

@@ -112,6 +112,25 @@ module attributes {kern.arena_bytes = 256 : i64, kern.kv_bytes = 512 : i64} {
 
 // -----
 
+// An f16 KV cache (kern.kv_type = "f16"): kv_of gives binary16 elements (uint16_t), and KV offsets count them.
+// CHECK-LABEL: module attributes {kern.arena_bytes = 128 : i64, kern.kv_bytes = 256 : i64, kern.kv_type = "f16", saguaro.weight_slots = []}
+// CHECK:       %[[KV16:.*]] = emitc.call_opaque "kv_of"(%{{.*}}) {args = [0 : index]} : (!emitc.opaque<"const saguaro::ModelState&">) -> !emitc.ptr<ui16>
+// CHECK:       emitc.add %[[KV16]], %{{.*}} : (!emitc.ptr<ui16>, i64) -> !emitc.ptr<ui16>
+// CPP-LABEL: void saguaro_model_decode(
+// CPP:       uint16_t* [[KV16:v[0-9]+]] = kv_of(
+// CPP:       uint16_t* [[K16:v[0-9]+]] = [[KV16]] + 0;
+// CPP-NEXT:  uint16_t* [[V16:v[0-9]+]] = [[KV16]] + 64;
+// CPP-NEXT:  saguaro::kernels::kv_store_f32<2, 4, 8>(1, {{v[0-9]+}}, [[B:v[0-9]+]], [[B]], [[K16]], [[V16]]);
+module attributes {kern.arena_bytes = 128 : i64, kern.kv_bytes = 256 : i64, kern.kv_type = "f16"} {
+  func.func @decode() attributes {kern.arena_bytes = 128 : i64, llm.entry = "decode"} {
+    %0 = kern.alloc {offset = 0 : i64} : memref<1x8xf32>
+    kern.call %0, %0 : memref<1x8xf32>, memref<1x8xf32> {args = [#kern.param<"rows">, #kern.param<"pos0">, 0 : index, 1 : index, #kern.kv<0>, #kern.kv<64>], callee = "kv_store_f32", template_args = [2, 4, 8]}
+    return
+  }
+}
+
+// -----
+
 // Functions without llm.entry are left alone; an entry without weights lists no slots.
 // CHECK-LABEL: module attributes {saguaro.weight_slots = []}
 // CHECK:       emitc.func @saguaro_model_decode(

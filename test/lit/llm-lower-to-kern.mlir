@@ -1,9 +1,15 @@
 // RUN: saguaro-opt %s --split-input-file --llm-lower-to-kern | FileCheck %s
 // RUN: saguaro-opt %s --split-input-file --llm-lower-to-kern | saguaro-opt --split-input-file | FileCheck %s
+// RUN: saguaro-opt %s --split-input-file --llm-lower-to-kern=kv-cache=f16 | FileCheck %s --check-prefix=F16
 
 // A two-layer decode entry lowering every op kind; max_seq = 16, so layer 0 (kv width 4)
 // takes K at 0 and V at 64 floats, layer 1 (kv width 8) K at 128 and V at 256, 384 floats.
-// CHECK-LABEL: module attributes {kern.kv_bytes = 1536 : i64, llm.max_seq = 16 : i64}
+// With kv-cache=f16 the offsets (in cache elements) stay and the cache takes half the bytes.
+// F16-LABEL: module attributes {kern.kv_bytes = 768 : i64, kern.kv_type = "f16", llm.max_seq = 16 : i64}
+// F16:       #kern.kv<0>, #kern.kv<64>], callee = "kv_store_f32", template_args = [1, 4, 16]}
+// F16:       #kern.kv<0>, #kern.kv<64>, 0.000000e+00 : f32, {{.*}} callee = "attention_f32"
+// F16:       #kern.kv<128>, #kern.kv<256>], callee = "kv_store_f32", template_args = [2, 4, 16]}
+// CHECK-LABEL: module attributes {kern.kv_bytes = 1536 : i64, kern.kv_type = "f32", llm.max_seq = 16 : i64}
 // CHECK-LABEL: func.func @decode() attributes {llm.entry = "decode"} {
 // CHECK:      %[[H:.*]] = kern.alloc : memref<1x8xf32>
 // CHECK-NEXT: kern.call %[[H]] : memref<1x8xf32> {args = [#kern.param<"rows">, #kern.param<"tokens">, #kern.weight<"tok">, 2.000000e+00 : f32, 0 : index], callee = "embed_f32", template_args = [8]}
@@ -92,7 +98,7 @@ module attributes {llm.max_seq = 16 : i64} {
 
 // A prefill entry of 4 rows: logits with a softcap add softcap_f32 over the rows of
 // logits actually written; a gelu_tanh MLP passes act 1; functions without llm.entry stay.
-// CHECK-LABEL: module attributes {kern.kv_bytes = 0 : i64, llm.max_seq = 32 : i64}
+// CHECK-LABEL: module attributes {kern.kv_bytes = 0 : i64, kern.kv_type = "f32", llm.max_seq = 32 : i64}
 // CHECK-LABEL: func.func @prefill() attributes {llm.entry = "prefill"} {
 // CHECK:      %[[H:.*]] = kern.alloc : memref<4x8xf32>
 // CHECK-NEXT: kern.call %[[H]] : memref<4x8xf32> {args = [#kern.param<"rows">, #kern.param<"tokens">, #kern.weight<"tok">, 1.000000e+00 : f32, 0 : index], callee = "embed_f32", template_args = [8]}
@@ -151,7 +157,7 @@ module attributes {llm.max_seq = 8 : i64} {
 
 // KV offsets follow the layer number, not the order in which the layers appear:
 // layer 0 (width 4) gets 0 and 8*4 = 32, layer 1 (width 2) gets 64 and 64 + 8*2 = 80.
-// CHECK-LABEL: module attributes {kern.kv_bytes = 384 : i64, llm.max_seq = 8 : i64}
+// CHECK-LABEL: module attributes {kern.kv_bytes = 384 : i64, kern.kv_type = "f32", llm.max_seq = 8 : i64}
 // CHECK:      callee = "kv_store_f32", template_args = [1, 2, 8]
 // CHECK:      args = [#kern.param<"rows">, #kern.param<"pos0">, 0 : index, #kern.kv<64>, #kern.kv<80>, {{.*}}], callee = "attention_f32", template_args = [2, 1, 2, 8, 0, true]
 // CHECK:      {{.*}} #kern.kv<0>, #kern.kv<32>], callee = "kv_store_f32", template_args = [1, 4, 8]
@@ -174,7 +180,7 @@ module attributes {llm.max_seq = 8 : i64} {
 
 // A hidden tap becomes a kern.tap of the residual buffer; prefill and decode share its id, recorded once in
 // kern.taps with its layer and width.
-// CHECK-LABEL: module attributes {kern.kv_bytes = 0 : i64, kern.taps = [{cols = 8 : i64, kind = "hidden", layer = 1 : i64}], llm.max_seq = 8 : i64}
+// CHECK-LABEL: module attributes {kern.kv_bytes = 0 : i64, kern.kv_type = "f32", kern.taps = [{cols = 8 : i64, kind = "hidden", layer = 1 : i64}], llm.max_seq = 8 : i64}
 // CHECK-LABEL: func.func @prefill()
 // CHECK:      %[[S:.*]] = kern.alloc : memref<2x8xf32>
 // CHECK:      kern.call %[[S]], %{{.*}} : {{.*}} callee = "add_f32"

@@ -150,8 +150,9 @@ def attention(q, k, v, scale, window, softcap):
     return np.einsum("hts,shd->thd", probs, v)
 
 
-def decoder_layer(cfg, w, i, x):
-    """One decoder layer on hidden states x[T, hidden]; w maps HF tensor names to arrays."""
+def decoder_layer(cfg, w, i, x, kv_cache="f32"):
+    """One decoder layer on hidden states x[T, hidden]; w maps HF tensor names to arrays. With kv_cache "f16" the
+    keys and values attention reads are rounded to IEEE binary16 first, as a half-precision KV cache stores them."""
     pre = f"model.layers.{i}."
     T, hd = x.shape[0], cfg.head_dim
     norm = lambda y, name: rms_norm(y, w[pre + name], cfg.eps, cfg.gemma)  # noqa: E731
@@ -165,6 +166,8 @@ def decoder_layer(cfg, w, i, x):
     theta, scaling = cfg.rope_local if cfg.sliding[i] else cfg.rope_global
     inv_freq = rope_inv_freq(hd, theta, scaling)
     q, k = apply_rope(q, inv_freq), apply_rope(k, inv_freq)
+    if kv_cache == "f16":
+        k, v = k.astype(np.float16).astype(x.dtype), v.astype(np.float16).astype(x.dtype)
     window = cfg.window if cfg.sliding[i] else None
     att = attention(q, k, v, cfg.attn_scale, window, cfg.attn_softcap).reshape(T, cfg.heads * hd)
     h = att @ w[pre + "self_attn.o_proj.weight"].T
@@ -182,9 +185,10 @@ def decoder_layer(cfg, w, i, x):
     return x + h
 
 
-def forward(model_dir, ids, dtype=np.float64, hidden_layer=None):
+def forward(model_dir, ids, dtype=np.float64, hidden_layer=None, kv_cache="f32"):
     """Logits [T, vocab] of a full causal prefill of ids, computed in dtype; with hidden_layer L, the residual
-    stream after L decoder layers instead (Hugging Face's hidden_states[L], what llm.hidden_tap exposes)."""
+    stream after L decoder layers instead (Hugging Face's hidden_states[L], what llm.hidden_tap exposes).
+    kv_cache "f16" rounds keys and values to binary16 (decoder_layer)."""
     with open(os.path.join(model_dir, "config.json")) as f:
         cfg = ModelConfig(json.load(f))
     w = {name: t.astype(dtype) for name, t in read_model_weights(model_dir).items()}
@@ -194,7 +198,7 @@ def forward(model_dir, ids, dtype=np.float64, hidden_layer=None):
     if cfg.gemma:
         x = x * np.asarray(math.sqrt(cfg.hidden), dtype=dtype)
     for i in range(cfg.layers):
-        x = decoder_layer(cfg, w, i, x)
+        x = decoder_layer(cfg, w, i, x, kv_cache)
         if hidden_layer == i + 1:
             return x
     x = rms_norm(x, w["model.norm.weight"], cfg.eps, cfg.gemma)
@@ -215,8 +219,11 @@ def main():
     ap.add_argument("-o", "--output", required=True, help="where to write logits [T, vocab] as .npy")
     ap.add_argument("--dtype", choices=("float64", "float32"), default="float64")
     ap.add_argument("--hidden-layer", type=int, help="write the hidden states [T, hidden] after this many layers")
+    ap.add_argument("--kv-cache", choices=("f32", "f16"), default="f32",
+                    help="f16: keys and values rounded to binary16, as a half-precision KV cache holds them")
     args = ap.parse_args()
-    out = forward(args.model_dir, read_token_ids(args.token_ids), np.dtype(args.dtype), args.hidden_layer)
+    out = forward(args.model_dir, read_token_ids(args.token_ids), np.dtype(args.dtype), args.hidden_layer,
+                  args.kv_cache)
     np.save(args.output, out)
     return 0
 

@@ -29,13 +29,13 @@ namespace {
 /// Float offsets of each layer's K and V caches, assigned in layer order.
 struct KvLayout {
   std::map<int64_t, int64_t> kvDim; // layer -> kv_heads * head_dim
-  std::map<int64_t, int64_t> offset;
-  int64_t totalFloats = 0;
+  std::map<int64_t, int64_t> offset; // layer -> first element of its K cache (V follows)
+  int64_t totalElements = 0;
 
   void finalize(int64_t maxSeq) {
     for (auto [layer, dim] : kvDim) {
-      offset[layer] = totalFloats;
-      totalFloats += 2 * maxSeq * dim;
+      offset[layer] = totalElements;
+      totalElements += 2 * maxSeq * dim;
     }
   }
 };
@@ -53,7 +53,7 @@ private:
   Attribute buffer(int64_t i) { return b.getIndexAttr(i); }
   Attribute param(StringRef name) { return kern::ParamAttr::get(b.getContext(), name); }
   Attribute weight(WeightAttr w) { return kern::WeightAttr::get(b.getContext(), w.getName()); }
-  Attribute kvAt(int64_t floats) { return kern::KvAttr::get(b.getContext(), floats); }
+  Attribute kvAt(int64_t element) { return kern::KvAttr::get(b.getContext(), element); }
   Attribute i64(int64_t v) { return b.getI64IntegerAttr(v); }
 
   Value alloc(Location loc, ArrayRef<int64_t> shape) {
@@ -386,6 +386,10 @@ struct LowerToKernPass : llm::impl::LowerToKernBase<LowerToKernPass> {
       module.emitError("llm-lower-to-kern: cq-activations must be f32 or i8, got '") << cqActivations << "'";
       return signalPassFailure();
     }
+    if (kvCache != "f32" && kvCache != "f16") {
+      module.emitError("llm-lower-to-kern: kv-cache must be f32 or f16, got '") << kvCache << "'";
+      return signalPassFailure();
+    }
 
     KvLayout kv;
     WalkResult layout = module.walk([&](AttentionOp a) {
@@ -408,8 +412,10 @@ struct LowerToKernPass : llm::impl::LowerToKernBase<LowerToKernPass> {
       if (failed(FunctionLowering(fn, kv, maxSeq, cqActivations == "i8").run()))
         return signalPassFailure();
     }
+    int64_t elementBytes = kvCache == "f16" ? 2 : 4;
     module->setAttr("kern.kv_bytes",
-                    IntegerAttr::get(IntegerType::get(&getContext(), 64), kv.totalFloats * 4));
+                    IntegerAttr::get(IntegerType::get(&getContext(), 64), kv.totalElements * elementBytes));
+    module->setAttr("kern.kv_type", StringAttr::get(&getContext(), kvCache));
   }
 };
 } // namespace

@@ -29,9 +29,10 @@ def LowerToKern : Pass<"llm-lower-to-kern", "mlir::ModuleOp"> {
     Every function marked `llm.entry` becomes an argument-less function of `kern.alloc`
     buffers and `kern.call`s into the generic kernel names. Ops that update in place
     (q/k norm, RoPE, residual adds) reuse their input's buffer, which therefore must not
-    be read by any later op. KV-cache offsets are assigned per attention layer (`#kern.kv<...>`) and
-    the cache size goes to the module attribute `kern.kv_bytes`. The module attribute
-    `llm.max_seq` gives the cache length.
+    be read by any later op. KV-cache offsets are assigned per attention layer (`#kern.kv<...>`, in
+    cache elements) and the cache size goes to the module attribute `kern.kv_bytes`, its element type
+    (`kv-cache`: f32, or f16 = IEEE binary16) to `kern.kv_type`. The module attribute `llm.max_seq`
+    gives the cache length.
   }];
   let dependentDialects = ["saguaro::kern::KernDialect", "mlir::memref::MemRefDialect"];
   // cq ops lower here too: cq.matmul / cq.logits rotate their activation once (cq_rotate_f32) and
@@ -40,7 +41,9 @@ def LowerToKern : Pass<"llm-lower-to-kern", "mlir::ModuleOp"> {
   // products are cq_matmul_i8 / cq_logits_i8. Their `Layout` template argument starts as 0 (the format's
   // own order) until kern-pack-weights picks one.
   let options = [Option<"cqActivations", "cq-activations", "std::string", "\"f32\"",
-                        "activations of codebook matmuls: f32 (exact format) or i8 (integer kernels)">];
+                        "activations of codebook matmuls: f32 (exact format) or i8 (integer kernels)">,
+                 Option<"kvCache", "kv-cache", "std::string", "\"f32\"",
+                        "KV-cache elements: f32 or f16 (IEEE binary16; attention still computes in f32)">];
 }
 
 #endif // SAGUARO_LLM_PASSES

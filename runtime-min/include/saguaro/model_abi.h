@@ -26,7 +26,7 @@ struct ModelSpec {
 using TapFn = void (*)(void* ctx, int32_t id, int32_t rows, int32_t cols, const float* x);
 struct ModelState {
   float* arena;              // arena_bytes, 64-byte aligned
-  float* kv;                 // kv_bytes, 64-byte aligned, zero-initialised
+  void* kv;                  // kv_bytes, 64-byte aligned, zero-initialised; float or binary16 elements (kv_cache)
   const void* const* w;      // n_weights pointers into the mapped blob
   TapFn tap;                 // null: taps do nothing
   void* tap_ctx;             // passed to tap

@@ -1,7 +1,9 @@
 // ISA attention_f32 against the generic one (within 1e-5 of the output scale): decode and prefill rows at
 // several positions (across the 64-position softmax blocks), GQA ratios 1-8, sliding windows, soft-capping,
 // llama2.c's score division, and head sizes the ISA kernel hands to the generic one (AVX2: not a multiple of 8;
-// NEON: not a multiple of 4) or splits into an odd number of vectors (NEON).
+// NEON: not a multiple of 4) or splits into an odd number of vectors (NEON); f32 and f16 caches. The ISA
+// kv_store_f32 into an f16 cache gives the generic bytes.
+#include <cmath>
 #include <limits>
 
 #include "isa_test_util.h"
@@ -14,13 +16,21 @@ struct Case {
   float scale, softcap;
 };
 
-/// Both kernels over the same caches; cache slots no query may read (future positions, positions before every
-/// window) hold NaN, so reading one fails the comparison.
-template <int H, int KVH, int HD, int S, int Window, bool DivSqrt = false>
+/// Float caches as the element type KV (float, or binary16 bits).
+template <class KV>
+std::vector<KV> AsCache(const std::vector<float>& x) {
+  std::vector<KV> out(x.size());
+  for (size_t i = 0; i < x.size(); ++i) generic::kv_put(&out[i], x[i]);
+  return out;
+}
+
+/// Both kernels over the same caches (elements KV); cache slots no query may read (future positions, positions
+/// before every window) hold NaN, so reading one fails the comparison.
+template <int H, int KVH, int HD, int S, int Window, bool DivSqrt = false, class KV = float>
 void CheckAttention(const Case& c) {
   SCOPED_TRACE(testing::Message() << "H " << H << " KVH " << KVH << " HD " << HD << " S " << S << " Window " << Window
                                   << " DivSqrt " << DivSqrt << " rows " << c.rows << " pos0 " << c.pos0 << " softcap "
-                                  << c.softcap);
+                                  << c.softcap << " cache bytes " << sizeof(KV));
   constexpr int kKvd = KVH * HD;
   const int32_t end = c.pos0 + c.rows;
   ASSERT_LE(end, S);
@@ -35,13 +45,14 @@ void CheckAttention(const Case& c) {
       std::fill_n(vc.begin() + (g * S + t) * HD, HD, nan);
     }
   }
+  const std::vector<KV> kcache = AsCache<KV>(kc), vcache = AsCache<KV>(vc);
   const auto q = RandomFloats(static_cast<size_t>(c.rows) * H * HD, 600 + c.pos0 + c.rows, -3.0f, 3.0f);
   std::vector<float> scratch(S, nan), want(q.size(), nan), got(q.size(), nan);
-  generic::attention_f32<H, KVH, HD, S, Window, DivSqrt>(c.rows, c.pos0, q.data(), kc.data(), vc.data(), c.scale,
-                                                         c.softcap, scratch.data(), want.data());
+  generic::attention_f32<H, KVH, HD, S, Window, DivSqrt>(c.rows, c.pos0, q.data(), kcache.data(), vcache.data(),
+                                                         c.scale, c.softcap, scratch.data(), want.data());
   std::fill(scratch.begin(), scratch.end(), nan);
-  isa::attention_f32<H, KVH, HD, S, Window, DivSqrt>(c.rows, c.pos0, q.data(), kc.data(), vc.data(), c.scale,
-                                                          c.softcap, scratch.data(), got.data());
+  isa::attention_f32<H, KVH, HD, S, Window, DivSqrt>(c.rows, c.pos0, q.data(), kcache.data(), vcache.data(), c.scale,
+                                                     c.softcap, scratch.data(), got.data());
   ExpectNearGeneric(got.data(), want.data(), want.size());
 }
 
@@ -96,6 +107,45 @@ TEST(IsaAttention, DivideBySqrtHd) {
   CheckAttention<8, 2, 16, 96, 0, true>({2, 0, 0.0f, 0.0f});
 }
 
+TEST(IsaAttention, HalfPrecisionCache) {
+  SAGUARO_REQUIRE_ISA();
+  for (int32_t pos : {0, 63, 64, 130, 255})
+    CheckAttention<16, 8, 64, 256, 0, false, uint16_t>({1, pos, 0.125f, 0.0f});  // decode across blocks
+  CheckAttention<4, 2, 32, 200, 70, false, uint16_t>({9, 120, 0.17677669f, 0.0f});  // prefill, window
+  CheckAttention<4, 1, 256, 96, 0, false, uint16_t>({2, 80, 0.0625f, 0.0f});        // Gemma-3-1B-like
+  CheckAttention<4, 2, 32, 96, 8, false, uint16_t>({6, 20, 0.5f, 50.0f});           // softcap
+  CheckAttention<8, 4, 8, 96, 0, true, uint16_t>({5, 70, 0.0f, 0.0f});              // llama2.c's division
+  CheckAttention<4, 2, 12, 32, 0, false, uint16_t>({3, 5, 0.28867513f, 0.0f});      // odd head size
+}
+
+// kv_store_f32 into an f16 cache gives the generic kernel's bytes (round to nearest even): random values over
+// many magnitudes, ties, subnormals, the largest half, overflow and signed zeros.
+template <int KVH, int HD>
+void CheckHalfStore(int32_t rows, int32_t pos0) {
+  constexpr int S = 64;
+  std::vector<float> k = RandomFloats(static_cast<size_t>(rows) * KVH * HD, 21 + HD, -2.0f, 2.0f);
+  std::vector<float> v = RandomFloats(k.size(), 22 + HD, -2.0f, 2.0f);
+  const float special[] = {1.0f + 0x1p-11f, 1.0f + 3 * 0x1p-11f, 0x1p-20f, -0x1p-24f, 0x1.8p-25f, 65504.0f,
+                           65519.0f, 65520.0f, -1e9f, -0.0f, 0.0f, 0x1.ffcp-15f, 1e-30f};
+  for (size_t i = 0; i < k.size(); ++i) {
+    const float scale = std::ldexp(1.0f, static_cast<int>(i % 40) - 26);  // 2^-26 … 2^13
+    k[i] = i % 7 == 3 ? special[(i / 7) % 13] : k[i] * scale;
+    v[i] = v[i] * scale;
+  }
+  std::vector<uint16_t> want_k(S * KVH * HD, 0x5555), want_v(want_k), got_k(want_k), got_v(want_k);
+  generic::kv_store_f32<KVH, HD, S>(rows, pos0, k.data(), v.data(), want_k.data(), want_v.data());
+  isa::kv_store_f32<KVH, HD, S>(rows, pos0, k.data(), v.data(), got_k.data(), got_v.data());
+  EXPECT_EQ(got_k, want_k);
+  EXPECT_EQ(got_v, want_v);
+}
+
+TEST(IsaKvStore, HalfCacheBitIdentical) {
+  SAGUARO_REQUIRE_ISA();
+  CheckHalfStore<8, 128>(1, 40);
+  CheckHalfStore<2, 64>(9, 3);
+  CheckHalfStore<1, 12>(5, 0);  // head size the vector store does not cover
+}
+
 #if defined(SAGUARO_TEST_X86_AVX2)
 TEST(IsaAttention, HeadSizeNotMultipleOf8UsesGeneric) {
   SAGUARO_REQUIRE_ISA();
@@ -147,6 +197,7 @@ TEST(IsaAttention, ThreadSplitBitIdentical) {
 
 TEST(IsaAttention, KernelsHeaderSelectsIsa) {
   EXPECT_EQ((&kernels::attention_f32<4, 2, 16, 32, 0, false>), (&isa::attention_f32<4, 2, 16, 32, 0, false>));
+  EXPECT_EQ((&kernels::kv_store_f32<2, 16, 32, uint16_t>), (&isa::kv_store_f32<2, 16, 32, uint16_t>));
 }
 
 }  // namespace

@@ -25,10 +25,10 @@
 // is the one SAGUARO_TEST_ISA names.
 #if defined(SAGUARO_KERNELS_X86_AVX2)
 #define SAGUARO_TEST_X86_AVX2 1
-/// Skips the current test on a CPU without AVX2 and FMA (the binary itself is built with them).
-#define SAGUARO_REQUIRE_ISA()                                              \
-  if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) { \
-    GTEST_SKIP() << "this CPU lacks AVX2 or FMA";                          \
+/// Skips the current test on a CPU without AVX2, FMA and F16C (the binary itself is built with them).
+#define SAGUARO_REQUIRE_ISA()                                                                                   \
+  if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma") || !__builtin_cpu_supports("f16c")) { \
+    GTEST_SKIP() << "this CPU lacks AVX2, FMA or F16C";                                                       \
   }
 #elif defined(SAGUARO_KERNELS_ARM64_NEON)
 #define SAGUARO_TEST_ARM64_NEON 1

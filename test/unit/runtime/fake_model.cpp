@@ -28,7 +28,7 @@ const ModelSpec kSpec = {"fake-bigram", kFakeVocab, 8, 1, kFakeMaxSeq, kFakeChun
 void forward_one(const ModelState& s, int32_t token, int32_t pos, float* logits) {
   const float* table = static_cast<const float*>(s.w[0]);
   std::memcpy(logits, table + static_cast<size_t>(token) * kFakeVocab, sizeof(float) * kFakeVocab);
-  s.kv[pos] = static_cast<float>(token);
+  static_cast<float*>(s.kv)[pos] = static_cast<float>(token);
   s.arena[0] = static_cast<float>(pos);
 }
 

@@ -56,7 +56,6 @@ namespace saguaro::kernels {
 #if defined(SAGUARO_KERNELS_X86_AVX2)
 using generic::add_f32;
 using generic::embed_f32;
-using generic::kv_store_f32;
 using generic::softcap_f32;
 using x86_avx2::add_rmsnorm_f32;
 using x86_avx2::attention_f32;
@@ -68,6 +67,7 @@ using x86_avx2::cq_quantize_act_i8;
 using x86_avx2::cq_rotate_f32;
 using x86_avx2::gated_act_f32;
 using x86_avx2::head_rmsnorm_f32;
+using x86_avx2::kv_store_f32;
 using x86_avx2::logits_f32;
 using x86_avx2::matmul_f32;
 using x86_avx2::rmsnorm_f32;
@@ -75,7 +75,6 @@ using x86_avx2::rope_f32;
 #elif defined(SAGUARO_KERNELS_ARM64_NEON)
 using generic::add_f32;
 using generic::embed_f32;
-using generic::kv_store_f32;
 using generic::softcap_f32;
 using arm64_neon::add_rmsnorm_f32;
 using arm64_neon::attention_f32;
@@ -85,6 +84,7 @@ using arm64_neon::cq_matmul_f32;
 using arm64_neon::cq_rotate_f32;
 using arm64_neon::gated_act_f32;
 using arm64_neon::head_rmsnorm_f32;
+using arm64_neon::kv_store_f32;
 using arm64_neon::logits_f32;
 using arm64_neon::matmul_f32;
 using arm64_neon::rmsnorm_f32;

@@ -4,24 +4,40 @@
 #include <cmath>
 #include <cstdint>
 
+#include "saguaro/kernels/cq_format.h"
 #include "saguaro/kernels/parallel.h"
 
 namespace saguaro::kernels::generic {
 
-/// Copies k[rows][KVH·HD], v[rows][KVH·HD] (row r at position pos0 + r < S) into the caches kc/vc[KVH][S][HD].
-/// Head-major: the positions a KV head's attention reads are one contiguous range of its cache.
-template <int KVH, int HD, int S>
-inline void kv_store_f32(int32_t rows, int32_t pos0, const float* k, const float* v, float* kc, float* vc) {
-  for (int32_t r = 0; r < rows; ++r) {
-    for (int kh = 0; kh < KVH; ++kh) {
-      const int64_t src = (static_cast<int64_t>(r) * KVH + kh) * HD;
-      const int64_t dst = (static_cast<int64_t>(kh) * S + pos0 + r) * HD;
-      for (int i = 0; i < HD; ++i) {
-        kc[dst + i] = k[src + i];
-        vc[dst + i] = v[src + i];
-      }
+// Cache elements: float (the f32 cache), or IEEE binary16 bits in a uint16_t (the f16 cache: half the bytes, and
+// half of what decode reads from the cache per token). A value enters the f16 cache rounded to nearest even
+// (beyond ±65504: ±inf) and leaves it exactly. Kernels take the element type from the cache pointers; the
+// arithmetic is float32 either way.
+inline float kv_load(const float* p) { return *p; }
+inline float kv_load(const uint16_t* p) { return cq::half_to_float(*p); }
+inline void kv_put(float* p, float x) { *p = x; }
+inline void kv_put(uint16_t* p, float x) { *p = cq::float_to_half(x); }
+
+/// Calls copy(src, dst) for every (row r, KV head kh) a kv_store writes: HD values from k/v + src, src =
+/// (r·KVH + kh)·HD, go to the caches + dst, dst = (kh·S + pos0 + r)·HD.
+template <int KVH, int HD, int S, class F>
+inline void for_each_kv_row(int32_t rows, int32_t pos0, F&& copy) {
+  for (int32_t r = 0; r < rows; ++r)
+    for (int kh = 0; kh < KVH; ++kh)
+      copy((static_cast<int64_t>(r) * KVH + kh) * HD, (static_cast<int64_t>(kh) * S + pos0 + r) * HD);
+}
+
+/// Copies k[rows][KVH·HD], v[rows][KVH·HD] (row r at position pos0 + r < S) into the caches kc/vc[KVH][S][HD]
+/// of element type KV (float or binary16 bits). Head-major: the positions a KV head's attention reads are one
+/// contiguous range of its cache.
+template <int KVH, int HD, int S, class KV>
+inline void kv_store_f32(int32_t rows, int32_t pos0, const float* k, const float* v, KV* kc, KV* vc) {
+  for_each_kv_row<KVH, HD, S>(rows, pos0, [&](int64_t src, int64_t dst) {
+    for (int i = 0; i < HD; ++i) {
+      kv_put(kc + dst + i, k[src + i]);
+      kv_put(vc + dst + i, v[src + i]);
     }
-  }
+  });
 }
 
 /// llama2.c softmax in place over x[0..n): max, expf(x-max), sum, divide.
@@ -48,14 +64,15 @@ inline void for_each_kv_head_group(const Parallel* par, int32_t rows, int32_t po
   });
 }
 
-/// Causal GQA attention of q[rows][H][HD] over kc/vc[KVH][S][HD] into out[rows][H][HD].
+/// Causal GQA attention of q[rows][H][HD] over kc/vc[KVH][S][HD] (elements KV: float or binary16) into
+/// out[rows][H][HD].
 /// Query row r (position p = pos0+r) sees t in [max(0, p-Window+1), p]; Window 0 = unlimited.
 /// score = dot·scale, or dot / sqrtf((float)HD) when DivideBySqrtHD (llama2.c's exact form: the two
 /// differ in the last bit when HD is not a power of 4, e.g. stories260K's HD=8); then, if softcap > 0,
 /// score = softcap·tanhf(score/softcap). The weighted V sum runs t outer, i inner. scratch holds S floats.
 /// The reference runs on the calling thread (one score buffer); the ISA kernels split the work over `par`.
-template <int H, int KVH, int HD, int S, int Window, bool DivideBySqrtHD = false>
-inline void attention_f32(int32_t rows, int32_t pos0, const float* q, const float* kc, const float* vc,
+template <int H, int KVH, int HD, int S, int Window, bool DivideBySqrtHD = false, class KV = float>
+inline void attention_f32(int32_t rows, int32_t pos0, const float* q, const KV* kc, const KV* vc,
                           float scale, float softcap, float* scratch, float* out, const Parallel* par = nullptr) {
   (void)par;
   static_assert(H % KVH == 0, "query heads must be a multiple of KV heads");
@@ -69,9 +86,9 @@ inline void attention_f32(int32_t rows, int32_t pos0, const float* q, const floa
       const float* qh = q + (static_cast<int64_t>(r) * H + h) * HD;
       const int64_t koff = static_cast<int64_t>(h / kKvMul) * S * HD;
       for (int32_t t = t0; t <= p; ++t) {
-        const float* k = kc + koff + static_cast<int64_t>(t) * HD;
+        const KV* k = kc + koff + static_cast<int64_t>(t) * HD;
         float score = 0.0f;
-        for (int i = 0; i < HD; ++i) score += qh[i] * k[i];
+        for (int i = 0; i < HD; ++i) score += qh[i] * kv_load(k + i);
         if (DivideBySqrtHD) {
           score /= sqrtf(static_cast<float>(HD));
         } else {
@@ -84,9 +101,9 @@ inline void attention_f32(int32_t rows, int32_t pos0, const float* q, const floa
       float* xb = out + (static_cast<int64_t>(r) * H + h) * HD;
       for (int i = 0; i < HD; ++i) xb[i] = 0.0f;
       for (int32_t t = t0; t <= p; ++t) {
-        const float* v = vc + koff + static_cast<int64_t>(t) * HD;
+        const KV* v = vc + koff + static_cast<int64_t>(t) * HD;
         const float a = scratch[t - t0];
-        for (int i = 0; i < HD; ++i) xb[i] += a * v[i];
+        for (int i = 0; i < HD; ++i) xb[i] += a * kv_load(v + i);
       }
     }
   }

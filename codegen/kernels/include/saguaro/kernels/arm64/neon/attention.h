@@ -4,13 +4,16 @@
 // rather than once per query head (the head-major cache makes those rows one contiguous range), and the softmax
 // is computed online over blocks of positions (running max, rescaled sum and weighted V sum, normalized at the
 // end), so no per-head score buffer of the whole context is needed. (row, KV head) pairs go to the threads. The result equals the generic kernel up to rounding (reordered sums, vector exp/tanh). HD not a
-// multiple of 4 uses the generic kernel. kv_store_f32 stays generic (a copy the compiler vectorizes).
+// multiple of 4 uses the generic kernel. The cache holds float or binary16 (FCVTL converts four values exactly);
+// kv_store_f32 into an f16 cache rounds with FCVTN (round to nearest even, bit for bit as the generic kernel),
+// into an f32 cache it is the generic copy (which the compiler vectorizes).
 #pragma once
 
 #include <arm_neon.h>
 
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 #include "saguaro/kernels/arm64/neon/common.h"
 #include "saguaro/kernels/arm64/neon/vmath.h"
@@ -24,9 +27,13 @@ namespace attention_detail {
 /// Positions per softmax block.
 constexpr int kBlock = 64;
 
+/// Four cache elements as floats.
+inline float32x4_t load4(const float* p) { return vld1q_f32(p); }
+inline float32x4_t load4(const uint16_t* p) { return vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(p))); }
+
 /// s[u] = q·k_u for u < n over contiguous rows k_u = k + u·HD; four positions share one transposed reduction.
-template <int HD>
-inline void dots(const float* q, const float* k, int n, float* s) {
+template <int HD, class KV>
+inline void dots(const float* q, const KV* k, int n, float* s) {
   constexpr int C = HD / 4;
   int u = 0;
   for (; u + 4 <= n; u += 4) {
@@ -36,13 +43,13 @@ inline void dots(const float* q, const float* k, int n, float* s) {
     for (int c = 0; c < C; ++c) {
       const float32x4_t qv = vld1q_f32(q + 4 * c);
       #pragma GCC unroll 4
-      for (int e = 0; e < 4; ++e) a[e] = vfmaq_f32(a[e], qv, vld1q_f32(k + (u + e) * HD + 4 * c));
+      for (int e = 0; e < 4; ++e) a[e] = vfmaq_f32(a[e], qv, load4(k + (u + e) * HD + 4 * c));
     }
     vst1q_f32(s + u, detail::hsum4(a[0], a[1], a[2], a[3]));
   }
   for (; u < n; ++u) {
     float32x4_t a = vdupq_n_f32(0.0f);
-    for (int c = 0; c < C; ++c) a = vfmaq_f32(a, vld1q_f32(q + 4 * c), vld1q_f32(k + u * HD + 4 * c));
+    for (int c = 0; c < C; ++c) a = vfmaq_f32(a, vld1q_f32(q + 4 * c), load4(k + u * HD + 4 * c));
     s[u] = detail::hsum(a);
   }
 }
@@ -50,8 +57,8 @@ inline void dots(const float* q, const float* k, int n, float* s) {
 /// Attention of query row r (position p) for the M query heads of KV head kh, whose cached rows are contiguous
 /// (kc/vc[KVH][S][HD]): scores and the running softmax over blocks of kBlock positions, then the block's V rows
 /// weighted into M accumulators, CW vectors of HD at a time.
-template <int H, int KVH, int HD, int S, int Window, bool DivideBySqrtHD>
-inline void kv_head_group(int32_t r, int32_t p, int kh, const float* q, const float* kc, const float* vc, float scale,
+template <int H, int KVH, int HD, int S, int Window, bool DivideBySqrtHD, class KV>
+inline void kv_head_group(int32_t r, int32_t p, int kh, const float* q, const KV* kc, const KV* vc, float scale,
                           float softcap, float* out) {
   constexpr int M = H / KVH;  // query heads per KV head
   constexpr int C = HD / 4;
@@ -65,8 +72,8 @@ inline void kv_head_group(int32_t r, int32_t p, int kh, const float* q, const fl
   const float32x4_t ninf = vdupq_n_f32(-__builtin_huge_valf());
   const int32_t t0 = (Window > 0 && p - Window + 1 > 0) ? p - Window + 1 : 0;
   const float* qg = q + (static_cast<int64_t>(r) * H + kh * M) * HD;
-  const float* kg = kc + static_cast<int64_t>(kh) * S * HD;
-  const float* vg = vc + static_cast<int64_t>(kh) * S * HD;
+  const KV* kg = kc + static_cast<int64_t>(kh) * S * HD;
+  const KV* vg = vc + static_cast<int64_t>(kh) * S * HD;
   for (int m = 0; m < M; ++m) {
     mx[m] = -__builtin_huge_valf();
     sum[m] = 0.0f;
@@ -112,11 +119,11 @@ inline void kv_head_group(int32_t r, int32_t p, int kh, const float* q, const fl
         #pragma GCC unroll 4
         for (int w = 0; w < CW; ++w) a[m][w] = vmulq_f32(vld1q_f32(acc[m] + 4 * (c + w)), cm);
       }
-      const float* v = vg + static_cast<int64_t>(tb) * HD + 4 * c;
+      const KV* v = vg + static_cast<int64_t>(tb) * HD + 4 * c;
       for (int u = 0; u < nt; ++u, v += HD) {
         float32x4_t vv[CW];
         #pragma GCC unroll 4
-        for (int w = 0; w < CW; ++w) vv[w] = vld1q_f32(v + 4 * w);
+        for (int w = 0; w < CW; ++w) vv[w] = load4(v + 4 * w);
         #pragma GCC unroll 16
         for (int m = 0; m < M; ++m) {
           const float e = sc[m][u];
@@ -139,11 +146,26 @@ inline void kv_head_group(int32_t r, int32_t p, int kh, const float* q, const fl
 
 }  // namespace attention_detail
 
+/// Stores k/v rows into the caches (contract of generic::kv_store_f32, same bytes).
+template <int KVH, int HD, int S, class KV>
+inline void kv_store_f32(int32_t rows, int32_t pos0, const float* k, const float* v, KV* kc, KV* vc) {
+  if constexpr (!std::is_same_v<KV, uint16_t> || HD % 4 != 0) {
+    generic::kv_store_f32<KVH, HD, S>(rows, pos0, k, v, kc, vc);
+  } else {
+    generic::for_each_kv_row<KVH, HD, S>(rows, pos0, [&](int64_t src, int64_t dst) {
+      for (int i = 0; i < HD; i += 4) {
+        vst1_u16(kc + dst + i, vreinterpret_u16_f16(vcvt_f16_f32(vld1q_f32(k + src + i))));
+        vst1_u16(vc + dst + i, vreinterpret_u16_f16(vcvt_f16_f32(vld1q_f32(v + src + i))));
+      }
+    });
+  }
+}
+
 /// Causal GQA attention of q[rows][H][HD] over kc/vc[KVH][S][HD] into out[rows][H][HD] (contract of
 /// generic::attention_f32; `scratch` is not used). The (row, KV head) pairs are independent and are split over
 /// the threads of `par`.
-template <int H, int KVH, int HD, int S, int Window, bool DivideBySqrtHD = false>
-inline void attention_f32(int32_t rows, int32_t pos0, const float* q, const float* kc, const float* vc, float scale,
+template <int H, int KVH, int HD, int S, int Window, bool DivideBySqrtHD = false, class KV = float>
+inline void attention_f32(int32_t rows, int32_t pos0, const float* q, const KV* kc, const KV* vc, float scale,
                           float softcap, float* scratch, float* out, const Parallel* par = nullptr) {
   static_assert(H % KVH == 0, "query heads must be a multiple of KV heads");
   static_assert(Window >= 0, "window is 0 (unlimited) or a positive length");

@@ -5,13 +5,16 @@
 // is computed online over blocks of positions (running max, rescaled sum and weighted V sum, normalized at the
 // end), so no per-head score buffer of the whole context is needed. (row, KV head) pairs go to the threads. The
 // result equals the generic kernel up to rounding (reordered sums, vector exp/tanh). HD not a multiple of 8 uses
-// the generic kernel. kv_store_f32 stays generic (a copy the compiler vectorizes).
+// the generic kernel. The cache holds float or binary16 (F16C converts eight values per instruction, exactly);
+// kv_store_f32 into an f16 cache rounds with F16C, bit for bit as the generic kernel, into an f32 cache it is
+// the generic copy (which the compiler vectorizes).
 #pragma once
 
 #include <immintrin.h>
 
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 #include "saguaro/kernels/generic/attention.h"
 #include "saguaro/kernels/parallel.h"
@@ -25,6 +28,10 @@ namespace attention_detail {
 /// Positions per softmax block.
 constexpr int kBlock = 64;
 
+/// Eight cache elements as floats.
+inline __m256 load8(const float* p) { return _mm256_loadu_ps(p); }
+inline __m256 load8(const uint16_t* p) { return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))); }
+
 /// The largest lane of v.
 inline float hmax(__m256 v) {
   __m128 m = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
@@ -34,8 +41,8 @@ inline float hmax(__m256 v) {
 }
 
 /// s[u] = q·k_u for u < n over contiguous rows k_u = k + u·HD; eight positions share one transposed reduction.
-template <int HD>
-inline void dots(const float* q, const float* k, int n, float* s) {
+template <int HD, class KV>
+inline void dots(const float* q, const KV* k, int n, float* s) {
   constexpr int C = HD / 8;
   int u = 0;
   for (; u + 8 <= n; u += 8) {
@@ -45,17 +52,17 @@ inline void dots(const float* q, const float* k, int n, float* s) {
     for (int c = 0; c < C; ++c) {
       const __m256 qv = _mm256_loadu_ps(q + 8 * c);
       #pragma GCC unroll 16
-      for (int e = 0; e < 8; ++e) a[e] = _mm256_fmadd_ps(qv, _mm256_loadu_ps(k + (u + e) * HD + 8 * c), a[e]);
+      for (int e = 0; e < 8; ++e) a[e] = _mm256_fmadd_ps(qv, load8(k + (u + e) * HD + 8 * c), a[e]);
     }
     _mm256_storeu_ps(s + u, detail::hsum8(a));
     // The next eight rows (contiguous in the head-major cache): streaming them in ahead keeps the loads of the
     // FMA chains from waiting on memory (measured: 0.7x the time of the K pass at Qwen3-0.6B's shape).
     const char* next = reinterpret_cast<const char*>(k + (u + 8) * HD);
-    for (int l = 0; l < 8 * HD * 4; l += 64) _mm_prefetch(next + l, _MM_HINT_T0);
+    for (int l = 0; l < 8 * HD * static_cast<int>(sizeof(KV)); l += 64) _mm_prefetch(next + l, _MM_HINT_T0);
   }
   for (; u < n; ++u) {
     __m256 a = _mm256_setzero_ps();
-    for (int c = 0; c < C; ++c) a = _mm256_fmadd_ps(_mm256_loadu_ps(q + 8 * c), _mm256_loadu_ps(k + u * HD + 8 * c), a);
+    for (int c = 0; c < C; ++c) a = _mm256_fmadd_ps(_mm256_loadu_ps(q + 8 * c), load8(k + u * HD + 8 * c), a);
     s[u] = detail::hsum(a);
   }
 }
@@ -63,8 +70,8 @@ inline void dots(const float* q, const float* k, int n, float* s) {
 /// Attention of query row r (position p) for the M query heads of KV head kh, whose cached rows are contiguous
 /// (kc/vc[KVH][S][HD]): scores and the running softmax over blocks of kBlock positions, then the block's V rows
 /// weighted into M accumulators.
-template <int H, int KVH, int HD, int S, int Window, bool DivideBySqrtHD>
-inline void kv_head_group(int32_t r, int32_t p, int kh, const float* q, const float* kc, const float* vc, float scale,
+template <int H, int KVH, int HD, int S, int Window, bool DivideBySqrtHD, class KV>
+inline void kv_head_group(int32_t r, int32_t p, int kh, const float* q, const KV* kc, const KV* vc, float scale,
                           float softcap, float* out) {
   constexpr int M = H / KVH;  // query heads per KV head
   constexpr int C = HD / 8;
@@ -76,8 +83,8 @@ inline void kv_head_group(int32_t r, int32_t p, int kh, const float* q, const fl
   const __m256 ninf = _mm256_set1_ps(-__builtin_huge_valf());
   const int32_t t0 = (Window > 0 && p - Window + 1 > 0) ? p - Window + 1 : 0;
   const float* qg = q + (static_cast<int64_t>(r) * H + kh * M) * HD;
-  const float* kg = kc + static_cast<int64_t>(kh) * S * HD;
-  const float* vg = vc + static_cast<int64_t>(kh) * S * HD;
+  const KV* kg = kc + static_cast<int64_t>(kh) * S * HD;
+  const KV* vg = vc + static_cast<int64_t>(kh) * S * HD;
   for (int m = 0; m < M; ++m) {
     mx[m] = -__builtin_huge_valf();
     sum[m] = 0.0f;
@@ -120,11 +127,11 @@ inline void kv_head_group(int32_t r, int32_t p, int kh, const float* q, const fl
       const __m256 cm = _mm256_set1_ps(corr[m]);
       for (int c = 0; c < C; ++c) _mm256_store_ps(acc[m] + 8 * c, _mm256_mul_ps(_mm256_load_ps(acc[m] + 8 * c), cm));
     }
-    const float* v = vg + static_cast<int64_t>(tb) * HD;
+    const KV* v = vg + static_cast<int64_t>(tb) * HD;
     int u = 0;
     for (; u + 4 <= nt; u += 4, v += 4 * HD) {
       const char* ahead = reinterpret_cast<const char*>(v + 8 * HD);
-      for (int l = 0; l < 4 * HD * 4; l += 64) _mm_prefetch(ahead + l, _MM_HINT_T0);
+      for (int l = 0; l < 4 * HD * static_cast<int>(sizeof(KV)); l += 64) _mm_prefetch(ahead + l, _MM_HINT_T0);
       __m256 e[M][4];
       #pragma GCC unroll 16
       for (int m = 0; m < M; ++m)
@@ -134,7 +141,7 @@ inline void kv_head_group(int32_t r, int32_t p, int kh, const float* q, const fl
       for (int c = 0; c < C; ++c) {
         __m256 vv[4];
         #pragma GCC unroll 4
-        for (int z = 0; z < 4; ++z) vv[z] = _mm256_loadu_ps(v + z * HD + 8 * c);
+        for (int z = 0; z < 4; ++z) vv[z] = load8(v + z * HD + 8 * c);
         #pragma GCC unroll 16
         for (int m = 0; m < M; ++m) {
           __m256 a = _mm256_load_ps(acc[m] + 8 * c);
@@ -146,7 +153,7 @@ inline void kv_head_group(int32_t r, int32_t p, int kh, const float* q, const fl
     }
     for (; u < nt; ++u, v += HD)
       for (int c = 0; c < C; ++c) {
-        const __m256 v0 = _mm256_loadu_ps(v + 8 * c);
+        const __m256 v0 = load8(v + 8 * c);
         for (int m = 0; m < M; ++m)
           _mm256_store_ps(acc[m] + 8 * c,
                           _mm256_fmadd_ps(_mm256_broadcast_ss(sc[m] + u), v0, _mm256_load_ps(acc[m] + 8 * c)));
@@ -161,11 +168,28 @@ inline void kv_head_group(int32_t r, int32_t p, int kh, const float* q, const fl
 
 }  // namespace attention_detail
 
+/// Stores k/v rows into the caches (contract of generic::kv_store_f32, same bytes).
+template <int KVH, int HD, int S, class KV>
+inline void kv_store_f32(int32_t rows, int32_t pos0, const float* k, const float* v, KV* kc, KV* vc) {
+  if constexpr (!std::is_same_v<KV, uint16_t> || HD % 8 != 0) {
+    generic::kv_store_f32<KVH, HD, S>(rows, pos0, k, v, kc, vc);
+  } else {
+    generic::for_each_kv_row<KVH, HD, S>(rows, pos0, [&](int64_t src, int64_t dst) {
+      for (int i = 0; i < HD; i += 8) {
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(kc + dst + i),
+                         _mm256_cvtps_ph(_mm256_loadu_ps(k + src + i), _MM_FROUND_TO_NEAREST_INT));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(vc + dst + i),
+                         _mm256_cvtps_ph(_mm256_loadu_ps(v + src + i), _MM_FROUND_TO_NEAREST_INT));
+      }
+    });
+  }
+}
+
 /// Causal GQA attention of q[rows][H][HD] over kc/vc[KVH][S][HD] into out[rows][H][HD] (contract of
 /// generic::attention_f32; `scratch` is not used). The (row, KV head) pairs are independent and are split over
 /// the threads of `par`.
-template <int H, int KVH, int HD, int S, int Window, bool DivideBySqrtHD = false>
-inline void attention_f32(int32_t rows, int32_t pos0, const float* q, const float* kc, const float* vc, float scale,
+template <int H, int KVH, int HD, int S, int Window, bool DivideBySqrtHD = false, class KV = float>
+inline void attention_f32(int32_t rows, int32_t pos0, const float* q, const KV* kc, const KV* vc, float scale,
                           float softcap, float* scratch, float* out, const Parallel* par = nullptr) {
   static_assert(H % KVH == 0, "query heads must be a multiple of KV heads");
   static_assert(Window >= 0, "window is 0 (unlimited) or a positive length");
