@@ -157,9 +157,12 @@ llvm::Expected<std::string> saguaro::bundleKey(const CompileOptions &o) {
   auto selfHash = hashFile(self);
   if (!selfHash)
     return selfHash.takeError();
+  // Without --damp each matrix gets quant::default_damp(bits): its bits are keyed (bits, bpw, policy file) and the
+  // function is part of the executable's hash.
+  std::string damp = o.damp ? std::to_string(*o.damp) : "per-bits";
   std::string key = "saguaro 0.1.0|" + hex64(*selfHash) + "|" + o.target + "|" + std::to_string(o.maxSeq) + "|" +
                     std::to_string(o.prefillChunk) + "|" + o.tokenizer + "|" + o.chatTemplate + "|" +
-                    std::to_string(o.bits) + "|" + std::to_string(o.bpw) + "|" + std::to_string(o.damp) + "|" +
+                    std::to_string(o.bits) + "|" + std::to_string(o.bpw) + "|damp=" + damp + "|" +
                     (o.calibrationTaps ? "taps|" : "") + "act=" + o.cqActivations + "|kv=" + o.kvCache + "|hidden=" +
                     std::to_string(o.hiddenTapLayer) + "|" + (o.handoff ? "handoff|" : "");
   // Bundles carry copies of runtime-min and the kernels (and with --handoff of handoff/), so their sources are part

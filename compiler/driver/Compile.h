@@ -5,6 +5,7 @@
 #include "llvm/Support/Error.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 
 namespace saguaro {
@@ -20,7 +21,7 @@ struct CompileOptions {
   std::string probe;         // optional trained probe file folded into the bundle (docs/probe.md)
   std::string calibration;   // optional text: sensitivities (--bpw) and error feedback are measured on it
   bool calibrationTaps = false; // float32 program whose taps report XᵀX of every weight's input
-  float damp = 0.1f;            // error feedback's damping relative to the mean of diag(H) (quant::kCqDamp)
+  std::optional<float> damp;    // error feedback's damping relative to the mean of diag(H); unset: quant::default_damp(bits)
   std::string cqActivations = "i8"; // codebook matmuls on int8 (integer kernels) or f32 (the exact format) activations
   std::string kvCache = "f16";      // KV-cache elements: f16 (IEEE binary16, half the bytes) or f32 (float32 end to end)
   int64_t hiddenTapLayer = 0; // > 0: llm.hidden_tap after this many layers; kHiddenTapAuto: about 2/3 of the depth

@@ -152,7 +152,7 @@ void accumulate(const std::vector<float> &ref, const std::vector<float> &q, int6
 /// matrix's input, or null) gives CQ its error feedback and GPTQ its objective; a matrix without one
 /// (an embedding table that is only gathered) gets plain CQ, and RTN under GPTQ.
 std::vector<float> fakeQuant(const std::string &method, const float *w, int64_t n, int64_t k, int bits,
-                             const std::vector<float> *hessian, float damp, double &storedBits) {
+                             const std::vector<float> *hessian, std::optional<float> damp, double &storedBits) {
   if (method == "cq") {
     storedBits = quant::bits_per_weight(n, k, bits) * static_cast<double>(n * k);
     return quant::dequantize_cq(hessian ? quant::cq_with_error_feedback(w, n, k, bits, *hessian, damp)
@@ -164,7 +164,7 @@ std::vector<float> fakeQuant(const std::string &method, const float *w, int64_t 
   // fp16 scale per group; the asymmetric grid also stores an fp16 minimum.
   storedBits = static_cast<double>(n) * (static_cast<double>(k) * bits + groups * (symmetric ? 16.0 : 32.0));
   if (method == "gptq" && hessian)
-    return quant::gptq(w, n, k, bits, *hessian, 128, damp);
+    return quant::gptq(w, n, k, bits, *hessian, 128, quant::damp_for(damp, bits));
   return quant::rtn(w, n, k, bits, symmetric, 128);
 }
 /// The fp32 program, its blob, the evaluation sequences and their fp32 logits.
@@ -177,7 +177,7 @@ struct EvalContext {
   std::vector<size_t> firstScored;             // per sequence: index of the first token whose prediction counts
   std::vector<float> reference;                // logits rows of all sequences, in order
   HessianMap hessians; // from --calibration: weight name -> XᵀX of its input
-  float damp = quant::kCqDamp; // error feedback's damping, relative to the mean of diag(H)
+  std::optional<float> damp; // error feedback's damping, relative to the mean of diag(H); unset: per-bits default
   int64_t vocab = 0;
   Metrics fp32;
   ~EvalContext() {

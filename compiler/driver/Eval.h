@@ -4,6 +4,7 @@
 
 #include "llvm/Support/Error.h"
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,7 +16,8 @@ struct EvalOptions {
   std::string tasks; // optional file of PROMPT<TAB>ANSWER lines: greedy task accuracy per configuration
   std::string calibration; // optional text: CQ gets error feedback from it; GPTQ needs it
   std::string scoreAfter;  // optional marker: only tokens after it in each document are scored
-  float damp = 0.1f;       // error feedback (CQ, GPTQ): damping relative to the mean of diag(H)
+  // Error feedback (CQ, GPTQ): damping relative to the mean of diag(H); unset: quant::default_damp(bits) per matrix.
+  std::optional<float> damp;
   std::vector<int> bits = {4, 3, 2};
   std::vector<std::string> methods = {"cq", "rtn-asym", "rtn-sym"};
   int maxTokens = 2048;

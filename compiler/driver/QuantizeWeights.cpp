@@ -71,7 +71,7 @@ llvm::Error saguaro::readPolicy(llvm::StringRef path, const ImportedModel &model
 }
 
 llvm::Error saguaro::quantizeWeights(mlir::ModuleOp module, ImportedModel &model, const HessianMap &hessians,
-                                     float damp) {
+                                     std::optional<float> damp) {
   auto chosen = module->getAttrOfType<mlir::DictionaryAttr>("cq.quantized");
   if (!chosen || chosen.empty())
     return llvm::Error::success();

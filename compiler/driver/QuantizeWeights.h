@@ -6,14 +6,17 @@
 #include "compiler/import/ModelDesc.h"
 #include "mlir/IR/BuiltinOps.h"
 
+#include <optional>
+
 namespace saguaro {
 
 /// Quantizes every weight named in the module's `cq.quantized` attribute into `NAME.codes` and
 /// `NAME.norms` tensors of the store, and adds the codebooks the kernels read
 /// (`cq.codebook.b<bits>.g<group>`). A weight with an entry in `hessians` is quantized with GPTQ-style
-/// error feedback (docs/quantization.md). Shows a progress bar and the time taken on stderr.
+/// error feedback (docs/quantization.md), damped by `damp`, or by quant::default_damp of its bits when unset.
+/// Shows a progress bar and the time taken on stderr.
 llvm::Error quantizeWeights(mlir::ModuleOp module, ImportedModel &model, const HessianMap &hessians,
-                            float damp);
+                            std::optional<float> damp);
 
 /// Parses a --policy file: a JSON object mapping tensor names, or the kinds "linear" and
 /// "embedding", to bits (1-4 or 16); fills `policy` with one entry per named tensor.

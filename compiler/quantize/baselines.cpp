@@ -298,7 +298,7 @@ std::vector<double> rotate_rows(const std::vector<double>& X, int64_t rows, int6
 }  // namespace
 
 CqTensor cq_with_error_feedback(const float* w, int64_t N, int64_t K, int bits, const std::vector<float>& hessian,
-                                float damp) {
+                                std::optional<float> damp) {
   namespace cq = saguaro::kernels::cq;
   if (bits < 1 || bits > 4) throw std::invalid_argument("CQ supports 1, 2, 3 or 4 bits, not " + std::to_string(bits));
   check_common(w, N, K, bits, 1, "cq_with_error_feedback");
@@ -331,7 +331,7 @@ CqTensor cq_with_error_feedback(const float* w, int64_t N, int64_t K, int bits, 
   for (int64_t i = 0; i < Kp; ++i)  // exact symmetry for hessian_error's check
     for (int64_t j = i + 1; j < Kp; ++j) Hf[j * Kp + i] = Hf[i * Kp + j];
   std::vector<char> dead;
-  const std::vector<float> U = detail::prepare_hessian(Hf, Kp, damp, dead, "cq_with_error_feedback");
+  const std::vector<float> U = detail::prepare_hessian(Hf, Kp, damp_for(damp, bits), dead, "cq_with_error_feedback");
 
   std::vector<double> Wd(static_cast<size_t>(N * K));
   for (int64_t n = 0; n < N; ++n)

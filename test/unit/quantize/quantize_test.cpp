@@ -486,3 +486,31 @@ TEST(CqErrorFeedback, IdentityHessianIsPlainCq) {
     EXPECT_LE(differ, 4) << bits;  // only float-rounding ties may differ
   }
 }
+
+TEST(CqErrorFeedback, DefaultDampDependsOnBitsAndAnExplicitDampOverrides) {
+  // The per-bits default of docs/quantization.md's validation table: damp 1 at 2 bits (and below), 0.1 at 3-4.
+  EXPECT_EQ(q::default_damp(1), 1.0f);
+  EXPECT_EQ(q::default_damp(2), 1.0f);
+  EXPECT_EQ(q::default_damp(3), 0.1f);
+  EXPECT_EQ(q::default_damp(4), 0.1f);
+  EXPECT_EQ(q::damp_for(std::nullopt, 2), 1.0f);
+  EXPECT_EQ(q::damp_for(std::nullopt, 4), 0.1f);
+  EXPECT_EQ(q::damp_for(0.1f, 2), 0.1f);  // an explicit damp applies at every bit width
+  EXPECT_EQ(q::damp_for(1.0f, 4), 1.0f);
+  EXPECT_EQ(q::damp_for(0.0f, 2), 0.0f);  // zero is a damp, not "unset"
+
+  // cq_with_error_feedback without a damp is the same as with default_damp(bits), and an explicit damp changes it.
+  const int64_t T = 512, N = 16, K = 256;
+  std::vector<float> X, H;
+  correlated_inputs(T, K, X, H, 19);
+  const auto W = randn(N * K, 20);
+  for (int bits : {2, 3, 4}) {
+    const auto def = q::cq_with_error_feedback(W.data(), N, K, bits, H);
+    const auto same = q::cq_with_error_feedback(W.data(), N, K, bits, H, q::default_damp(bits));
+    EXPECT_EQ(def.codes, same.codes) << bits;
+    EXPECT_EQ(def.norms, same.norms) << bits;
+    const float other = bits <= 2 ? 0.1f : 1.0f;
+    const auto over = q::cq_with_error_feedback(W.data(), N, K, bits, H, other);
+    EXPECT_NE(def.codes, over.codes) << bits;
+  }
+}
