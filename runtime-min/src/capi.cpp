@@ -103,13 +103,6 @@ bool read_number(const json& o, const char* key, double lo, double hi, T* out, s
   return true;
 }
 
-#if !SAGUARO_WITH_HANDOFF
-bool is_one_of(const std::string& key, std::initializer_list<const char*> keys) {
-  for (const char* k : keys)
-    if (key == k) return true;
-  return false;
-}
-#endif
 
 // Checks the policy's options before anything runs, so a bad key is the caller's error rather than a local answer
 // with "error" set. With the handoff, handoff::parse_options judges them (naming the key). Without it, the three
@@ -124,11 +117,8 @@ bool check_policy_options(const json& policy, std::string* err) {
 #else
   for (auto it = policy.begin(); it != policy.end(); ++it) {
     const std::string& key = it.key();
-    if (is_one_of(key, {"confidence_threshold", "auto_handoff", "cloud_timeout_ms"})) continue;
-    if (is_one_of(key, {"cloud_provider", "cloud_base_url", "cloud_model", "cloud_ca_file", "max_cloud_tokens",
-                        "max_handoffs_per_hour", "max_handoffs_per_day", "max_cloud_tokens_per_hour",
-                        "max_cloud_tokens_per_day", "routes", "send_images", "send_audio", "dry_run", "dry_run_path",
-                        "spend_ledger_path"}))
+    if (saguaro::is_policy_option_without_handoff(key)) continue;
+    if (saguaro::is_handoff_policy_option(key))
       return *err = "options_json: \"" + key +
                     "\" needs the cloud handoff, and this bundle was compiled without --handoff (saguaro compile "
                     "--handoff)",

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "completion_options.h"
 #include "saguaro/handoff/error.h"
 #include "saguaro/handoff/options.h"
 #include "test_support.h"
@@ -17,6 +18,23 @@ std::string error_of(const json& options, const EnvLookup& env = fake_env({{"HOM
     return e.what();
   }
   return "";
+}
+
+// The C API (capi.cpp) tells handoff policy keys from unknown ones by completion_options.h's list: every key
+// there is one parse_options knows (a wrong value is an error about the value, not an unknown option), and keys
+// parse_options does not know are not in it.
+TEST(Options, PolicyKeyListOfTheCApiMatchesParseOptions) {
+  for (std::string_view name : kHandoffPolicyOptions) {
+    const std::string key(name);
+    EXPECT_TRUE(is_handoff_policy_option(key)) << key;
+    const std::string err = error_of(json{{key, json::array({1, 2})}});
+    EXPECT_NE(err, "") << key;
+    EXPECT_EQ(err.find("unknown option"), std::string::npos) << key << ": " << err;
+  }
+  for (const char* key : {"cloud_key", "max_tokens", "temperature", "provider", ""}) {
+    EXPECT_FALSE(is_handoff_policy_option(key)) << key;
+    EXPECT_NE(error_of(json{{key, 1}}).find("unknown option"), std::string::npos) << key;
+  }
 }
 
 TEST(Options, DefaultsAndLedgerUnderStateDir) {
