@@ -156,8 +156,9 @@ llvm::Expected<Result> benchOne(const BenchOptions &o, const std::string &target
 
 void printTable(const BenchOptions &o, const std::string &target, const std::vector<Result> &results,
                 double bandwidth, double peak, llvm::StringRef isa) {
-  llvm::outs() << llvm::formatv("{0}: target {1}; read bandwidth {2:F1} GB/s, int8 MAC peak {3:F1} GMAC/s ({4})\n",
-                                o.model, target, bandwidth, peak, isa);
+  llvm::outs() << llvm::formatv(
+      "{0}: target {1}, {2} KV cache; read bandwidth {3:F1} GB/s, int8 MAC peak {4:F1} GMAC/s ({5})\n", o.model,
+      target, o.kvCache, bandwidth, peak, isa);
   llvm::outs() << llvm::formatv("{0,5} {1,7} {2,13} {3,12} {4,9} {5,11} {6,9} {7,10} {8,11}\n", "bits", "threads",
                                 "prefill tok/s", "decode tok/s", "MB/token", "MMAC/token", "read GB/s", "decode eff",
                                 "prefill eff");
@@ -184,6 +185,8 @@ int saguaro::runModelBench(const BenchOptions &o) {
   for (int t : threadCounts)
     if (t < 1 || t > 1024)
       return fail("--threads takes thread counts between 1 and 1024, got " + std::to_string(t));
+  if (o.kvCache != "f16" && o.kvCache != "f32")
+    return fail("--kv-cache must be f16 or f32, got '" + o.kvCache + "'");
   if (!llvm::sys::fs::exists(o.model))
     return fail(o.model + ": no such file or directory");
   std::string target = o.target.empty() ? hostTarget() : o.target;
@@ -213,12 +216,14 @@ int saguaro::runModelBench(const BenchOptions &o) {
     row["bits"] = r.bits;
     row["threads"] = r.threads;
     row["target"] = target;
+    row["kv_cache"] = o.kvCache;
     row["macs_per_token"] = r.macsPerToken;
     row["prefill_efficiency"] = r.prefillEfficiency;
     rows.push_back(std::move(row));
   }
   llvm::json::Object report{{"bandwidth_gbs", bandwidth}, {"mac_peak_gops", peak}, {"mac_isa", isa},
-                            {"target", target},           {"results", std::move(rows)}};
+                            {"target", target},           {"kv_cache", o.kvCache},
+                            {"results", std::move(rows)}};
   llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(report))) << "\n";
   return 0;
 }

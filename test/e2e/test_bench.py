@@ -54,8 +54,8 @@ def check_bench_json(report):
         missing = (ROW_NUMBERS | {"model", "bits", "threads"}) - r.keys()
         if missing:
             raise SystemExit(f"FAIL: result {r} lacks {missing}")
-        if r["model"] != "small":
-            raise SystemExit(f"FAIL: result {r} has the wrong model")
+        if r["model"] != "small" or r.get("kv_cache") != "f16":
+            raise SystemExit(f"FAIL: result {r} has the wrong model or KV cache (the default is f16)")
         for key in ROW_NUMBERS:
             if not (isinstance(r[key], (int, float)) and math.isfinite(r[key]) and r[key] > 0):
                 raise SystemExit(f"FAIL: bits {r['bits']}: {key} = {r[key]}")
@@ -96,6 +96,8 @@ def main():
         raise SystemExit("FAIL: a failed synth left a directory behind")
     expect_one_line_error(common.run([saguaro, "bench", model, "--threads", "0"], args, check=False), "thread",
                           "bench --threads 0")
+    expect_one_line_error(common.run([saguaro, "bench", model, "--kv-cache", "f8"], args, check=False),
+                          "--kv-cache must be f16 or f32", "bench --kv-cache f8")
 
 
 if __name__ == "__main__":

@@ -31,27 +31,40 @@ constexpr int kBlock = 64;
 inline float32x4_t load4(const float* p) { return vld1q_f32(p); }
 inline float32x4_t load4(const uint16_t* p) { return vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(p))); }
 
-/// s[u] = q·k_u for u < n over contiguous rows k_u = k + u·HD; four positions share one transposed reduction.
-template <int HD, class KV>
-inline void dots(const float* q, const KV* k, int n, float* s) {
+/// s[m][u] = q_m·k_u for the M query heads q_m = q + m·HD of one KV head and its contiguous rows k_u = k + u·HD,
+/// u < n. Each K row is loaded (and converted) once for all M heads: R = 4/M rows at a time (one row for M ≥ 4)
+/// keep M·R accumulators, reduced together.
+template <int HD, int M, class KV>
+inline void dots(const float* q, const KV* k, int n, float (*s)[kBlock]) {
   constexpr int C = HD / 4;
+  constexpr int R = M >= 4 ? 1 : 4 / M;
   int u = 0;
-  for (; u + 4 <= n; u += 4) {
-    float32x4_t a[4];
-    #pragma GCC unroll 4
-    for (int e = 0; e < 4; ++e) a[e] = vdupq_n_f32(0.0f);
+  for (; u + R <= n; u += R) {
+    float32x4_t a[M * R];
+    #pragma GCC unroll 16
+    for (int e = 0; e < M * R; ++e) a[e] = vdupq_n_f32(0.0f);
     for (int c = 0; c < C; ++c) {
-      const float32x4_t qv = vld1q_f32(q + 4 * c);
+      float32x4_t kv[R];
       #pragma GCC unroll 4
-      for (int e = 0; e < 4; ++e) a[e] = vfmaq_f32(a[e], qv, load4(k + (u + e) * HD + 4 * c));
+      for (int r = 0; r < R; ++r) kv[r] = load4(k + (u + r) * HD + 4 * c);
+      #pragma GCC unroll 16
+      for (int m = 0; m < M; ++m) {
+        const float32x4_t qv = vld1q_f32(q + m * HD + 4 * c);
+        #pragma GCC unroll 4
+        for (int r = 0; r < R; ++r) a[m * R + r] = vfmaq_f32(a[m * R + r], qv, kv[r]);
+      }
     }
-    vst1q_f32(s + u, detail::hsum4(a[0], a[1], a[2], a[3]));
+    float sums[M * R];
+    detail::hsums<M * R>(a, sums);
+    for (int m = 0; m < M; ++m)
+      for (int r = 0; r < R; ++r) s[m][u + r] = sums[m * R + r];
   }
-  for (; u < n; ++u) {
-    float32x4_t a = vdupq_n_f32(0.0f);
-    for (int c = 0; c < C; ++c) a = vfmaq_f32(a, vld1q_f32(q + 4 * c), load4(k + u * HD + 4 * c));
-    s[u] = detail::hsum(a);
-  }
+  for (; u < n; ++u)
+    for (int m = 0; m < M; ++m) {
+      float32x4_t a = vdupq_n_f32(0.0f);
+      for (int c = 0; c < C; ++c) a = vfmaq_f32(a, vld1q_f32(q + m * HD + 4 * c), load4(k + u * HD + 4 * c));
+      s[m][u] = detail::hsum(a);
+    }
 }
 
 /// Attention of query row r (position p) for the M query heads of KV head kh, whose cached rows are contiguous
@@ -82,9 +95,9 @@ inline void kv_head_group(int32_t r, int32_t p, int kh, const float* q, const KV
   for (int32_t tb = t0; tb <= p; tb += kBlock) {
     const int nt = p + 1 - tb < kBlock ? p + 1 - tb : kBlock;
     const int nvec = (nt + 3) / 4;
+    dots<HD, M>(qg, kg + static_cast<int64_t>(tb) * HD, nt, sc);
     for (int m = 0; m < M; ++m) {
       float* s = sc[m];
-      dots<HD>(qg + m * HD, kg + static_cast<int64_t>(tb) * HD, nt, s);
       for (int u = nt; u < nvec * 4; ++u) s[u] = 0.0f;
       // Scores, then the block's running max.
       float32x4_t bm = ninf;
