@@ -185,8 +185,8 @@ int saguaro::runModelBench(const BenchOptions &o) {
   for (int t : threadCounts)
     if (t < 1 || t > 1024)
       return fail("--threads takes thread counts between 1 and 1024, got " + std::to_string(t));
-  if (o.kvCache != "f16" && o.kvCache != "f32")
-    return fail("--kv-cache must be f16 or f32, got '" + o.kvCache + "'");
+  if (std::string problem = kvCacheProblem(o.kvCache); !problem.empty())
+    return fail(problem);
   if (!llvm::sys::fs::exists(o.model))
     return fail(o.model + ": no such file or directory");
   std::string target = o.target.empty() ? hostTarget() : o.target;

@@ -2,6 +2,8 @@
 #ifndef SAGUARO_COMPILER_DRIVER_BENCH_H
 #define SAGUARO_COMPILER_DRIVER_BENCH_H
 
+#include "compiler/driver/Compile.h"
+
 #include <string>
 #include <vector>
 
@@ -12,7 +14,7 @@ struct BenchOptions {
   std::vector<int> bits = {4, 3, 2, 16};
   std::vector<int> threads;       // empty: 1 and every hardware thread
   std::string target;             // empty: x86-avx2 when the host has AVX2, FMA and F16C, else generic
-  std::string kvCache = "f16";    // KV-cache elements of the benchmarked bundles (saguaro compile --kv-cache)
+  std::string kvCache = kDefaultKvCache; // KV-cache elements of the benchmarked bundles (saguaro compile --kv-cache)
   bool json = false;
 };
 

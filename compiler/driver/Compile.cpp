@@ -291,8 +291,8 @@ llvm::Error saguaro::compileBundle(const CompileOptions &o, const std::string &o
     mlir::PassManager pm(&ctx);
     if (o.cqActivations != "f32" && o.cqActivations != "i8")
       return fileError(o.model, "--cq-activations must be f32 or i8, got '" + o.cqActivations + "'");
-    if (o.kvCache != "f16" && o.kvCache != "f32")
-      return fileError(o.model, "--kv-cache must be f16 or f32, got '" + o.kvCache + "'");
+    if (std::string problem = kvCacheProblem(o.kvCache); !problem.empty())
+      return fileError(o.model, problem);
     if (auto flags = targetFlags(o.target); !flags)
       return fileError(o.model, llvm::toString(flags.takeError()));
     buildCompilePipeline(pm, CompilePipelineOptions{o.bits, o.calibrationTaps, o.cqActivations, o.kvCache, o.target});

@@ -10,6 +10,14 @@
 
 namespace saguaro {
 
+/// The KV-cache element type bundles get unless told otherwise (--kv-cache).
+constexpr const char *kDefaultKvCache = "f16";
+
+/// "" when `kvCache` names a KV-cache element type (f16 or f32), else the one-line complaint about --kv-cache.
+inline std::string kvCacheProblem(const std::string &kvCache) {
+  return kvCache == "f16" || kvCache == "f32" ? "" : "--kv-cache must be f16 or f32, got '" + kvCache + "'";
+}
+
 struct CompileOptions {
   std::string model;      // llama2.c .bin or a Hugging Face directory
   std::string tokenizer;  // optional tokenizer file (llama2.c tokenizer.bin or tokenizer.json)
@@ -23,7 +31,7 @@ struct CompileOptions {
   bool calibrationTaps = false; // float32 program whose taps report XᵀX of every weight's input
   std::optional<float> damp;    // error feedback's damping relative to the mean of diag(H); unset: quant::default_damp(bits)
   std::string cqActivations = "i8"; // codebook matmuls on int8 (integer kernels) or f32 (the exact format) activations
-  std::string kvCache = "f16";      // KV-cache elements: f16 (IEEE binary16, half the bytes) or f32 (float32 end to end)
+  std::string kvCache = kDefaultKvCache; // KV-cache elements: f16 (IEEE binary16, half the bytes) or f32 (float32 throughout)
   int64_t hiddenTapLayer = 0; // > 0: llm.hidden_tap after this many layers; kHiddenTapAuto: about 2/3 of the depth
   int64_t maxSeq = 0;     // 0: the model's own limit, capped at kDefaultMaxSeq
   int64_t prefillChunk = 0; // 0: min(kDefaultPrefillChunk, the sequence length)

@@ -32,3 +32,13 @@ func.func @foreign_op() attributes {llm.entry = "prefill"} {
   %m = memref.alloc() : memref<4xf32>
   return
 }
+
+// -----
+
+// The KV cache holds f32 or f16 elements; anything else has no C++ pointer type here.
+// expected-error @+1 {{kern.kv_type must be "f32" or "f16", got "bf16"}}
+module attributes {kern.kv_type = "bf16"} {
+  func.func @decode() attributes {kern.arena_bytes = 0 : i64, llm.entry = "decode"} {
+    return
+  }
+}
