@@ -278,6 +278,7 @@ def cloud_card(cfg, n_params, size_bytes, args, n_train, n_tokens, table, overal
                f"--steps {args.steps} --batch {args.batch} --epochs {args.epochs} --lr {args.lr} "
                f"--warmup {args.warmup} --lr-floor {args.lr_floor} --weight-decay {args.weight_decay} "
                f"--pack {args.pack} --max-mb {args.max_mb:g} --threads {args.threads}")
+    cloud_mix = ", ".join(f"{cell} {w:g}" for cell, w in corpus.CLOUD_WEIGHTS.items())
     run = args.reference_run or (f"{train_minutes:.1f} minutes of training ({total_minutes:.1f} minutes in all) "
                                  f"with --threads {args.threads}, measured by this run")
     packing = (f"Each batch's examples packed into rows of at most {args.pack} tokens, attention masked between "
@@ -312,11 +313,15 @@ one user message (the same template as the default model's).
 
 ## Training
 
-- Data: the default model's corpus (`examples/train/corpus.py`, seed {CORPUS_SEED}): {n_train:,} examples
-  ({n_tokens:,} tokens with <bos>/<eos>), {"one pass" if args.epochs == 1 else f"{args.epochs} passes"}, loss on
-  the answer tokens only. So the cells the default model is never trained on (carry chains, reversal of 7
-  letters, counting in 12-14 letter strings) are never trained here either, rare and look-alike facts are seen
-  {corpus.RARE_REPEATS * args.epochs} times each, and birthplaces come from the same two disagreeing sources.
+- Data: the default model's task families in the cloud mix (`examples/train/corpus.py`, `CLOUD_WEIGHTS`, seed
+  {CORPUS_SEED}): {n_train:,} examples ({n_tokens:,} tokens with <bos>/<eos>), {"one pass" if args.epochs == 1 else
+  f"{args.epochs} passes"}, loss on the answer tokens only. The cloud stands in for a frontier model, which has
+  seen more than the on-device one: its corpus also samples the cells the default model never sees (carry
+  chains, reversal of 7 letters, counting in 12-14 letter strings) and weights the cells the default model
+  learns poorly (letter counting, sum checks) 2.5-3 times their weight there ({cloud_mix}). Questions of the
+  suite's unbounded cells are drawn again when sampled, so the table below is on questions neither model saw.
+  Rare and look-alike facts are seen {corpus.RARE_REPEATS * args.epochs} times each and birthplaces come from
+  the same two disagreeing sources, as for the default model.
 - {args.steps} steps of batch {args.batch}, AdamW (lr {args.lr}, betas (0.9, 0.98), weight decay
   {args.weight_decay} on matrices), {args.warmup} warm-up steps then cosine decay to {args.lr_floor} x peak,
   gradient clipping 1.0, seeds corpus {CORPUS_SEED} / model {MODEL_SEED}. {packing}
@@ -325,7 +330,7 @@ one user message (the same template as the default model's).
 ## Accuracy on the task suite (greedy decoding, graded by `examples/tasks/grade.py`)
 
 The suite is `examples/tasks/generate.py --seed {SUITE_SEED} --per-cell {args.per_cell}`, the same file the
-default model's README reports (its unbounded cells exclude the training corpus, which is this model's too).
+default model's README reports (its unbounded cells exclude both models' training corpora).
 Entropy: mean answer-token entropy in nats for right and wrong answers (`examples/tasks/evaluate_torch.py`).
 
 {table}
@@ -387,14 +392,23 @@ def main():
     torch.manual_seed(MODEL_SEED)
     t0 = time.time()
 
-    data = corpus.generate_corpus(args.steps // args.epochs * args.batch - corpus.num_fixed_items(),
-                                  seed=CORPUS_SEED)
-    charset = corpus.corpus_charset(data)
+    num_sampled = args.steps // args.epochs * args.batch - corpus.num_fixed_items()
+    if args.role == "cloud":
+        # The suite of every table (its unbounded cells exclude the default model's corpus) stays unseen by the
+        # cloud's own corpus too, and the cloud shares the default model's tokenizer.
+        tasks = generate.build_suite(SUITE_SEED, args.per_cell)
+        data = corpus.generate_corpus(num_sampled, seed=CORPUS_SEED, weights=corpus.CLOUD_WEIGHTS,
+                                      exclude_questions=frozenset(t["question"] for t in tasks))
+        charset = corpus.corpus_charset(data)
+        if charset != corpus.corpus_charset(corpus.default_corpus()):
+            raise SystemExit("the cloud corpus uses other characters than the default model's tokenizer")
+    else:
+        data = corpus.generate_corpus(num_sampled, seed=CORPUS_SEED)
+        charset = corpus.corpus_charset(data)
+        tasks = generate.build_suite(SUITE_SEED, args.per_cell, frozenset(q for _, q, _ in data))
     tok = CharTokenizer(charset)
     examples = [encode_example(tok, q, a) for _, q, a in data]
     n_tokens = sum(len(ids) for ids, _ in examples)
-    train_questions = frozenset(q for _, q, _ in data)
-    tasks = generate.build_suite(SUITE_SEED, args.per_cell, train_questions)
     print(f"corpus: {len(data)} examples, {n_tokens} tokens, vocab {len(tok)} "
           f"({time.time() - t0:.1f}s)", flush=True)
 
