@@ -174,8 +174,8 @@ void printTable(const BenchOptions &o, const std::string &target, const std::vec
 
 int saguaro::runModelBench(const BenchOptions &o) {
   for (int b : o.bits)
-    if (b != 16 && (b < 1 || b > 4))
-      return fail("--bits takes values among 1, 2, 3, 4 and 16, got " + std::to_string(b));
+    if (!isWeightBits(b))
+      return fail(std::string("--bits takes values among ") + kWeightBitsList + ", got " + std::to_string(b));
   std::vector<int> threadCounts = o.threads;
   if (threadCounts.empty()) {
     threadCounts.push_back(1);

@@ -258,8 +258,8 @@ llvm::Error saguaro::compileBundle(const CompileOptions &o, const std::string &o
   registerSaguaroDialects(registry);
   mlir::MLIRContext ctx(registry);
   ctx.loadAllAvailableDialects();
-  if (o.bits != 16 && (o.bits < 1 || o.bits > 4))
-    return fileError(o.model, "--bits must be 1, 2, 3, 4 or 16, got " + llvm::Twine(o.bits));
+  if (!isWeightBits(o.bits))
+    return fileError(o.model, llvm::Twine("--bits must be ") + kWeightBitsList + ", got " + llvm::Twine(o.bits));
   std::vector<std::pair<std::string, int64_t>> policy;
   if (!o.policy.empty() && o.bpw > 0)
     return fileError(o.policy, "--policy and --bpw are alternatives; pass one");

@@ -10,6 +10,12 @@
 
 namespace saguaro {
 
+/// Weight bit widths: 1-4 codebook-quantized (docs/quantization.md), 16 stored in IEEE binary16, 32 in float32 (the
+/// default: the checkpoint's own precision).
+constexpr int64_t kFloatBits = 32;
+inline bool isWeightBits(int64_t bits) { return (bits >= 1 && bits <= 4) || bits == 16 || bits == kFloatBits; }
+constexpr const char *kWeightBitsList = "1, 2, 3, 4, 16 (binary16) or 32 (float32)";
+
 /// The KV-cache element type bundles get unless told otherwise (--kv-cache).
 constexpr const char *kDefaultKvCache = "f16";
 
@@ -23,7 +29,7 @@ struct CompileOptions {
   std::string tokenizer;  // optional tokenizer file (llama2.c tokenizer.bin or tokenizer.json)
   std::string chatTemplate; // optional Jinja file replacing tokenizer_config.json's chat_template
   std::string target = "generic";
-  int64_t bits = 16;         // default weight bits: 1-4 (codebook quantization) or 16 (float32)
+  int64_t bits = kFloatBits; // default weight bits: 1-4 (codebook quantization), 16 (binary16) or 32 (float32)
   std::string policy;        // optional JSON file: tensor name or kind -> bits
   double bpw = 0;            // > 0: mixed precision by measured sensitivity at this average
   std::string probe;         // optional trained probe file folded into the bundle (docs/probe.md)

@@ -11,6 +11,7 @@
 
 #include "blob.h"
 #include "blob_writer.h"
+#include "codegen/kernels/include/saguaro/kernels/cq_format.h"
 #include "compiler/driver/BundleCache.h"
 #include "compiler/driver/Calibrate.h"
 #include "compiler/driver/ProgramRun.h"
@@ -150,9 +151,17 @@ void accumulate(const std::vector<float> &ref, const std::vector<float> &q, int6
 
 /// Quantize-then-dequantize image of W[N][K] by `method`, and its stored bits. `hessian` (XᵀX of the
 /// matrix's input, or null) gives CQ its error feedback and GPTQ its objective; a matrix without one
-/// (an embedding table that is only gathered) gets plain CQ, and RTN under GPTQ.
+/// (an embedding table that is only gathered) gets plain CQ, and RTN under GPTQ. 16 bits is W rounded to IEEE
+/// binary16 (`compile --bits 16`), whatever the method.
 std::vector<float> fakeQuant(const std::string &method, const float *w, int64_t n, int64_t k, int bits,
                              const std::vector<float> *hessian, std::optional<float> damp, double &storedBits) {
+  if (bits == 16) {
+    storedBits = 16.0 * static_cast<double>(n * k);
+    std::vector<float> image(w, w + n * k);
+    for (float &x : image)
+      x = kernels::cq::half_to_float(kernels::cq::float_to_half(x));
+    return image;
+  }
   if (method == "cq") {
     storedBits = quant::bits_per_weight(n, k, bits) * static_cast<double>(n * k);
     return quant::dequantize_cq(hessian ? quant::cq_with_error_feedback(w, n, k, bits, *hessian, damp)
@@ -416,8 +425,8 @@ int saguaro::runEval(const EvalOptions &o) {
     else if (m == "gptq" && o.calibration.empty())
       return fail("--method gptq needs --calibration FILE (its Hessians come from calibration text)");
   for (int b : o.bits)
-    if (b < 1 || b > 4)
-      return fail("eval --bits takes 1, 2, 3 or 4, got " + std::to_string(b));
+    if ((b < 1 || b > 4) && b != 16)
+      return fail("eval --bits takes 1, 2, 3, 4 or 16 (binary16), got " + std::to_string(b));
   if (o.text.empty())
     return fail("eval needs --text FILE");
   EvalContext c;

@@ -1,6 +1,8 @@
 //===- QuantizeWeights.cpp - store the weights the cq-quantize pass chose --------------===//
 #include "compiler/driver/QuantizeWeights.h"
 
+#include "codegen/kernels/include/saguaro/kernels/cq_format.h"
+#include "compiler/driver/Compile.h"
 #include "compiler/quantize/quantize.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -28,6 +30,20 @@ void tensorsOfKind(const ModelDesc &d, llvm::StringRef kind, std::vector<std::st
     out.push_back(d.lmHead);
 }
 
+/// W[count] in IEEE binary16 (round to nearest even, little-endian bits), or why it cannot be stored so: a value
+/// that is not finite or rounds past binary16's largest, ±65504.
+std::string toHalf(const float *w, int64_t count, std::vector<uint8_t> &out) {
+  out.resize(static_cast<size_t>(count) * 2);
+  for (int64_t i = 0; i < count; ++i) {
+    uint16_t h = kernels::cq::float_to_half(w[i]);
+    if ((h & 0x7C00u) == 0x7C00u)
+      return "value " + std::to_string(w[i]) + " at element " + std::to_string(i) +
+             " does not fit binary16 (finite, magnitude up to 65504)";
+    std::memcpy(out.data() + 2 * i, &h, 2);
+  }
+  return "";
+}
+
 /// A progress bar redrawn in place on a terminal (logs get only the final summary line).
 void progress(size_t done, size_t total, double seconds) {
   if (!llvm::errs().is_displayed())
@@ -52,8 +68,8 @@ llvm::Error saguaro::readPolicy(llvm::StringRef path, const ImportedModel &model
   std::vector<std::pair<std::string, int64_t>> kinds, names;
   for (const auto &[key, value] : *o) {
     std::optional<int64_t> bits = value.getAsInteger();
-    if (!bits || !(*bits == 16 || (*bits >= 1 && *bits <= 4)))
-      return fileError(path, "'" + key.str() + "' must map to 1, 2, 3, 4 or 16 bits");
+    if (!bits || !isWeightBits(*bits))
+      return fileError(path, "'" + key.str() + "' must map to " + kWeightBitsList + " bits");
     if (key == "linear" || key == "embedding") {
       std::vector<std::string> members;
       tensorsOfKind(model.desc, key, members);
@@ -78,7 +94,7 @@ llvm::Error saguaro::quantizeWeights(mlir::ModuleOp module, ImportedModel &model
   auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   std::set<std::pair<int, int>> codebooks;
-  size_t done = 0;
+  size_t done = 0, halves = 0;
   for (mlir::NamedAttribute entry : chosen) {
     std::string name = entry.getName().str();
     int bits = static_cast<int>(mlir::cast<mlir::IntegerAttr>(entry.getValue()).getInt());
@@ -86,6 +102,15 @@ llvm::Error saguaro::quantizeWeights(mlir::ModuleOp module, ImportedModel &model
     if (!w || w->shape.size() != 2)
       return fileError(name, "cannot quantize: not a matrix of the model");
     int64_t n = w->shape[0], k = w->shape[1];
+    if (bits == 16) { // binary16, read by the f16 kernels; replaces the float32 tensor of the same name
+      std::vector<uint8_t> half;
+      if (std::string problem = toHalf(w->data, n * k, half); !problem.empty())
+        return fileError(name, "cannot store in binary16: " + problem);
+      model.weights.addRaw(name, {n, k}, StoredType::F16, std::move(half));
+      ++halves;
+      progress(++done, chosen.size(), elapsed());
+      continue;
+    }
     std::string problem = quant::cq_input_error(w->data, n, k, bits);
     if (!problem.empty())
       return fileError(name, "cannot quantize: " + problem);
@@ -106,6 +131,8 @@ llvm::Error saguaro::quantizeWeights(mlir::ModuleOp module, ImportedModel &model
     model.weights.addOwned("cq.codebook.b" + std::to_string(bits) + ".g" + std::to_string(g),
                            {static_cast<int64_t>(c.size())}, c);
   }
-  llvm::errs() << "saguaro: quantized " << done << " tensors in " << llvm::format("%.1f", elapsed()) << " s\n";
+  llvm::errs() << "saguaro: quantized " << done - halves << " tensors"
+               << (halves ? ", stored " + std::to_string(halves) + " in binary16," : "") << " in "
+               << llvm::format("%.1f", elapsed()) << " s\n";
   return llvm::Error::success();
 }

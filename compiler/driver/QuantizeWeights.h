@@ -19,7 +19,7 @@ llvm::Error quantizeWeights(mlir::ModuleOp module, ImportedModel &model, const H
                             std::optional<float> damp);
 
 /// Parses a --policy file: a JSON object mapping tensor names, or the kinds "linear" and
-/// "embedding", to bits (1-4 or 16); fills `policy` with one entry per named tensor.
+/// "embedding", to bits (1-4, 16 or 32); fills `policy` with one entry per named tensor.
 llvm::Error readPolicy(llvm::StringRef path, const ImportedModel &model,
                        std::vector<std::pair<std::string, int64_t>> &policy);
 

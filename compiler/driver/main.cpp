@@ -51,7 +51,7 @@ namespace {
 const char *kUsage = R"(usage:
   saguaro compile MODEL -o BUNDLE_DIR [--target generic|x86-avx2|aarch64-neon|aarch64-dotprod|aarch64-i8mm]
                   [--tokenizer FILE] [--chat-template FILE] [--max-seq N] [--prefill-chunk N]
-                  [--bits 1|2|3|4|16] [--policy FILE | --bpw B] [--calibration FILE [--damp F]]
+                  [--bits 1|2|3|4|16|32] [--policy FILE | --bpw B] [--calibration FILE [--damp F]]
                   [--cq-activations i8|f32] [--kv-cache f16|f32] [--hidden-tap LAYER|auto] [--probe PROBE]
                   [--handoff]
   saguaro run MODEL_OR_BUNDLE [--tokenizer FILE] -p PROMPT [-n STEPS] [-t TEMPERATURE] [--seed S]
@@ -167,7 +167,7 @@ llvm::Expected<CompileOptions> compileOptions(const Args &a) {
     o.chatTemplate = a.flags.at("--chat-template");
   if (a.flags.count("--policy"))
     o.policy = a.flags.at("--policy");
-  auto bits = intFlag(a, "--bits", 16);
+  auto bits = intFlag(a, "--bits", kFloatBits);
   if (!bits)
     return bits.takeError();
   o.bits = *bits;

@@ -7,7 +7,7 @@
 namespace saguaro {
 /// What buildCompilePipeline varies.
 struct CompilePipelineOptions {
-  int64_t bits = 16;                 // default weight bits (16 keeps float32; the module's cq.policy overrides it)
+  int64_t bits = 32;                 // default weight bits (1-4 codebook, 16 binary16, 32 float32; cq.policy overrides it)
   bool calibrationTaps = false;      // add kern-insert-calibration-taps (the program then reports XᵀX per weight input)
   std::string cqActivations = "f32"; // llm-lower-to-kern: codebook matmuls on f32 or i8 activations
   std::string kvCache = "f32";       // llm-lower-to-kern: KV-cache elements, f32 or f16

@@ -103,7 +103,7 @@ def main():
         expect_error(args, [saguaro, "compile", d, "-o", out], "config.json", say, leaves_no=out)
 
     # Quantization options: an unsupported bit width, a policy naming a tensor the model does not have.
-    expect_error(args, [saguaro, "compile", hf, "-o", out, "--bits", "5"], hf, "--bits must be 1, 2, 3, 4 or 16",
+    expect_error(args, [saguaro, "compile", hf, "-o", out, "--bits", "5"], hf, "--bits must be 1, 2, 3, 4, 16 (binary16) or 32 (float32), got 5",
                  leaves_no=out)
     # Code generation options outside their sets.
     expect_error(args, [saguaro, "compile", hf, "-o", out, "--kv-cache", "bf16"], hf,
@@ -115,16 +115,19 @@ def main():
     expect_error(args, [saguaro, "compile", hf, "-o", out, "--policy", policy], "policy.json",
                  "names unknown tensor 'model.layers.99.mlp.up_proj.weight'", leaves_no=out)
 
-    # A valid policy: kinds first, then named tensors override them.
+    # A valid policy: kinds first, then named tensors override them (16: stored in binary16, 32: float32).
     good_policy = os.path.join(w, "good-policy.json")
-    json.dump({"linear": 3, "embedding": 4, "model.layers.0.mlp.down_proj.weight": 16}, open(good_policy, "w"))
+    down, up = "model.layers.0.mlp.down_proj.weight", "model.layers.0.mlp.up_proj.weight"
+    json.dump({"linear": 3, "embedding": 4, down: 16, up: 32}, open(good_policy, "w"))
     mixed = os.path.join(w, "mixed")
     common.run([saguaro, "compile", hf, "-o", mixed, "--policy", good_policy], args)
-    chosen = {q["name"]: q["bits"] for q in json.load(open(os.path.join(mixed, "manifest.json")))["quantized"]}
+    manifest = json.load(open(os.path.join(mixed, "manifest.json")))
+    chosen = {q["name"]: q["bits"] for q in manifest["quantized"]}
+    dtype = {t["name"]: t["dtype"] for t in manifest["tensors"]}
     if chosen.get("model.embed_tokens.weight") != 4 or chosen.get("model.layers.0.self_attn.q_proj.weight") != 3 \
-            or "model.layers.0.mlp.down_proj.weight" in chosen:
-        raise SystemExit(f"FAIL: the policy was not applied as written: {chosen}")
-    print(f"ok: policy applied to {len(chosen)} tensors")
+            or down in chosen or up in chosen or dtype.get(down) != "f16" or dtype.get(up) != "f32":
+        raise SystemExit(f"FAIL: the policy was not applied as written: {chosen}, {dtype.get(down)}, {dtype.get(up)}")
+    print(f"ok: policy applied to {len(chosen)} tensors, {down} in binary16, {up} in float32")
 
     # A blob with one flipped byte (in the tensor data, after the manifest) is refused at load.
     bundle = os.path.join(w, "bundle")

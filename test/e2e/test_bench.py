@@ -59,10 +59,13 @@ def check_bench_json(report):
         for key in ROW_NUMBERS:
             if not (isinstance(r[key], (int, float)) and math.isfinite(r[key]) and r[key] > 0):
                 raise SystemExit(f"FAIL: bits {r['bits']}: {key} = {r[key]}")
-    cq4, fp = sorted((r for r in rows if r["threads"] == 1), key=lambda r: r["bits"])
-    # Same matrices, so the same multiply-accumulates; CQ4 stores fewer bytes than float32.
-    if cq4["macs_per_token"] != fp["macs_per_token"] or cq4["weight_bytes_per_token"] >= fp["weight_bytes_per_token"]:
-        raise SystemExit(f"FAIL: inconsistent per-token counts: {cq4} vs {fp}")
+    cq4, fp16 = sorted((r for r in rows if r["threads"] == 1), key=lambda r: r["bits"])
+    # Same matrices, so the same multiply-accumulates; CQ4 stores fewer bytes than binary16, which stores exactly
+    # two bytes per multiply-accumulate.
+    if cq4["macs_per_token"] != fp16["macs_per_token"] or \
+            cq4["weight_bytes_per_token"] >= fp16["weight_bytes_per_token"] or \
+            fp16["weight_bytes_per_token"] != 2 * fp16["macs_per_token"]:
+        raise SystemExit(f"FAIL: inconsistent per-token counts: {cq4} vs {fp16}")
 
 
 def main():

@@ -29,18 +29,21 @@ def main():
     questions = [(corpus.format_prompt(q), a) for v in corpus.generate_eval(seed=77, per_family=1).values()
                  for (q, a) in v]
     open(tasks, "w").write("".join(p.replace("\n", "\\n") + "\t" + a + "\n" for p, a in questions))
-    out = common.run([args.saguaro, "eval", model, "--text", text, "--bits", "4,3,2", "--method", "cq,gptq,rtn-asym",
+    out = common.run([args.saguaro, "eval", model, "--text", text, "--bits", "4,3,2,16", "--method", "cq,gptq,rtn-asym",
                       "--calibration", calibration, "--score-after", "A:", "--bpw", "3.25", "--tasks", tasks,
                       "--json"], args)
     report = json.loads(out.stdout)
     print(json.dumps(report, indent=1))
     rows = {(r["method"], r["bits"]): r for r in report["results"]}
-    if len(rows) != 10 or report["calibrated"] is not True:
-        raise SystemExit(f"FAIL: expected 10 calibrated configurations, got {sorted(rows)}")
+    if len(rows) != 13 or report["calibrated"] is not True:
+        raise SystemExit(f"FAIL: expected 13 calibrated configurations, got {sorted(rows)}")
     for method in ("cq", "gptq", "rtn-asym"):
-        kls = [rows[(method, b)]["kl"] for b in (4, 3, 2)]
-        if not kls[0] < kls[1] < kls[2]:
+        kls = [rows[(method, b)]["kl"] for b in (16, 4, 3, 2)]
+        if not kls[0] < kls[1] < kls[2] < kls[3]:
             raise SystemExit(f"FAIL: {method} KL does not fall with more bits: {kls}")
+        # 16 bits is binary16 rounding whatever the method: 16 stored bits per weight, the same image.
+        if rows[(method, 16)]["bpw"] != 16 or rows[(method, 16)]["kl"] != rows[("cq", 16)]["kl"]:
+            raise SystemExit(f"FAIL: {method} at 16 bits: {rows[(method, 16)]} vs {rows[('cq', 16)]}")
     for b in (4, 3, 2):  # hidden 128 and intermediate 512: every group has 128 elements
         if abs(rows[("cq", b)]["bpw"] - (b + 16 / 128)) > 1e-9:
             raise SystemExit(f"FAIL: CQ{b} stores {rows[('cq', b)]['bpw']} bits per weight")
@@ -64,7 +67,7 @@ def main():
     if not rows[("cq", 4)]["kl"] <= mixed["kl"] <= rows[("cq", 3)]["kl"]:
         raise SystemExit(f"FAIL: mixed-precision KL {mixed['kl']} is not between CQ4's and CQ3's")
 
-    for bad, say in ((["--bits", "5"], "1, 2, 3 or 4"), (["--method", "awq"], "unknown method 'awq'"),
+    for bad, say in ((["--bits", "5"], "1, 2, 3, 4 or 16"), (["--method", "awq"], "unknown method 'awq'"),
                      (["--method", "gptq"], "needs --calibration"), (["--damp", "-1"], "--damp needs a number"),
                      (["--score-after", "Z:"], "no document has tokens after 'Z:'")):
         proc = common.run([args.saguaro, "eval", model, "--text", text] + bad, args, check=False)

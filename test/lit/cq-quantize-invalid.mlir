@@ -3,7 +3,7 @@
 // A policy with an unsupported bit width names the tensor.
 module attributes {cq.policy = {w = 5 : i64}} {
   func.func @f(%x: tensor<1x8xf32>) -> tensor<1x8xf32> {
-    // expected-error @+1 {{'llm.linear' op unsupported bit width 5 for 'w' (1, 2, 3, 4 or 16)}}
+    // expected-error @+1 {{'llm.linear' op unsupported bit width 5 for 'w' (1, 2, 3, 4, 16 or 32)}}
     %y = llm.linear %x {weight = #llm.weight<"w">} : tensor<1x8xf32> -> tensor<1x8xf32>
     return %y : tensor<1x8xf32>
   }

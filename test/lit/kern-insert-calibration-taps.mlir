@@ -1,8 +1,9 @@
 // RUN: saguaro-opt %s --split-input-file --kern-insert-calibration-taps | FileCheck %s
 // RUN: saguaro-opt %s --split-input-file --kern-insert-calibration-taps | saguaro-opt --split-input-file | FileCheck %s
 
-// Three products reading the same buffer share one tap placed before the first; a kernel
-// that writes the buffer in place (gated_act) ends the tap, so the next reader gets its own.
+// Three products reading the same buffer share one tap placed before the first (binary16 weights, matmul_f16,
+// count as float products); a kernel that writes the buffer in place (gated_act) ends the tap, so the next reader
+// gets its own.
 // CHECK-LABEL: module attributes {kern.taps = [{cols = 8 : i64, kind = "weights", weights = ["wq", "wk", "wv"]}, {cols = 8 : i64, kind = "weights", weights = ["w_down"]}]}
 // CHECK: func.func @prefill
 // CHECK-NEXT: %[[X:.*]] = kern.alloc
@@ -10,7 +11,7 @@
 // CHECK-NEXT: kern.tap %[[X]] {id = 0 : i64} : memref<4x8xf32>
 // CHECK-NEXT: kern.call %[[X]], %[[Y]] : {{.*}}callee = "matmul_f32"
 // CHECK-NEXT: kern.call %[[X]], %[[Y]] : {{.*}}callee = "matmul_f32"
-// CHECK-NEXT: kern.call %[[X]], %[[Y]] : {{.*}}callee = "matmul_f32"
+// CHECK-NEXT: kern.call %[[X]], %[[Y]] : {{.*}}callee = "matmul_f16"
 // CHECK-NEXT: kern.call %[[X]] : {{.*}}callee = "gated_act_f32"
 // CHECK-NEXT: kern.tap %[[X]] {id = 1 : i64} : memref<4x8xf32>
 // CHECK-NEXT: kern.call %[[X]], %[[Y]] : {{.*}}callee = "matmul_f32"
@@ -21,7 +22,7 @@ module {
     %y = kern.alloc : memref<4x8xf32>
     kern.call %x, %y : memref<4x8xf32>, memref<4x8xf32> {callee = "matmul_f32", template_args = [8, 8], args = [#kern.param<"rows">, 0 : index, #kern.weight<"wq">, 1 : index]}
     kern.call %x, %y : memref<4x8xf32>, memref<4x8xf32> {callee = "matmul_f32", template_args = [8, 8], args = [#kern.param<"rows">, 0 : index, #kern.weight<"wk">, 1 : index]}
-    kern.call %x, %y : memref<4x8xf32>, memref<4x8xf32> {callee = "matmul_f32", template_args = [8, 8], args = [#kern.param<"rows">, 0 : index, #kern.weight<"wv">, 1 : index]}
+    kern.call %x, %y : memref<4x8xf32>, memref<4x8xf32> {callee = "matmul_f16", template_args = [8, 8], args = [#kern.param<"rows">, 0 : index, #kern.weight<"wv">, 1 : index]}
     kern.call %x : memref<4x8xf32> {callee = "gated_act_f32", template_args = [8, 0], args = [#kern.param<"rows">, 0 : index, 0 : index, 0 : index]}
     kern.call %x, %y : memref<4x8xf32>, memref<4x8xf32> {callee = "matmul_f32", template_args = [8, 8], args = [#kern.param<"rows">, 0 : index, #kern.weight<"w_down">, 1 : index]}
     return

@@ -16,11 +16,11 @@
 // CHECK-NEXT: %[[N:.*]] = kern.alloc : memref<1x8xf32>
 // CHECK-NEXT: kern.call %[[H]], %[[N]] : memref<1x8xf32>, memref<1x8xf32> {args = [#kern.param<"rows">, 0 : index, #kern.weight<"l0.attn_norm">, 9.99999974E-6 : f32, 1 : index], callee = "rmsnorm_f32", template_args = [8, false]}
 // CHECK-NEXT: %[[Q:.*]] = kern.alloc : memref<1x8xf32>
-// CHECK-NEXT: kern.call %[[N]], %[[Q]] : memref<1x8xf32>, memref<1x8xf32> {args = [#kern.param<"rows">, 0 : index, #kern.weight<"l0.wq">, 1 : index], callee = "matmul_f32", template_args = [8, 8]}
+// CHECK-NEXT: kern.call %[[N]], %[[Q]] : memref<1x8xf32>, memref<1x8xf32> {args = [#kern.param<"rows">, 0 : index, #kern.weight<"l0.wq">, 1 : index, #kern.param<"parallel">], callee = "matmul_f32", template_args = [8, 8]}
 // CHECK-NEXT: %[[K:.*]] = kern.alloc : memref<1x4xf32>
-// CHECK-NEXT: kern.call %[[N]], %[[K]] : memref<1x8xf32>, memref<1x4xf32> {args = [#kern.param<"rows">, 0 : index, #kern.weight<"l0.wk">, 1 : index], callee = "matmul_f32", template_args = [8, 4]}
+// CHECK-NEXT: kern.call %[[N]], %[[K]] : memref<1x8xf32>, memref<1x4xf32> {args = [#kern.param<"rows">, 0 : index, #kern.weight<"l0.wk">, 1 : index, #kern.param<"parallel">], callee = "matmul_f32", template_args = [8, 4]}
 // CHECK-NEXT: %[[V:.*]] = kern.alloc : memref<1x4xf32>
-// CHECK-NEXT: kern.call %[[N]], %[[V]] : memref<1x8xf32>, memref<1x4xf32> {args = [#kern.param<"rows">, 0 : index, #kern.weight<"l0.wv">, 1 : index], callee = "matmul_f32", template_args = [8, 4]}
+// CHECK-NEXT: kern.call %[[N]], %[[V]] : memref<1x8xf32>, memref<1x4xf32> {args = [#kern.param<"rows">, 0 : index, #kern.weight<"l0.wv">, 1 : index, #kern.param<"parallel">], callee = "matmul_f32", template_args = [8, 4]}
 // q-norm, then RoPE of q and k: all in place, on the buffers of the linears.
 // CHECK-NEXT: kern.call %[[Q]] : memref<1x8xf32> {args = [#kern.param<"rows">, 0 : index, #kern.weight<"l0.q_norm">, 9.99999997E-7 : f32], callee = "head_rmsnorm_f32", template_args = [2, 4, true]}
 // CHECK-NEXT: kern.call %[[Q]] : memref<1x8xf32> {args = [#kern.param<"rows">, #kern.param<"pos0">, 0 : index, 1.000000e+04 : f32, 1.000000e+00 : f32], callee = "rope_f32", template_args = [2, 4, 0]}
@@ -32,18 +32,18 @@
 // CHECK-NEXT: %[[A:.*]] = kern.alloc : memref<1x8xf32>
 // CHECK-NEXT: kern.call %[[Q]], %[[SCRATCH0]], %[[A]] : memref<1x8xf32>, memref<16xf32>, memref<1x8xf32> {args = [#kern.param<"rows">, #kern.param<"pos0">, 0 : index, #kern.kv<0>, #kern.kv<64>, 0.000000e+00 : f32, 0.000000e+00 : f32, 1 : index, 2 : index, #kern.param<"parallel">], callee = "attention_f32", template_args = [2, 1, 4, 16, 0, true]}
 // CHECK-NEXT: %[[O:.*]] = kern.alloc : memref<1x8xf32>
-// CHECK-NEXT: kern.call %[[A]], %[[O]] : {{.*}} {args = [#kern.param<"rows">, 0 : index, #kern.weight<"l0.wo">, 1 : index], callee = "matmul_f32", template_args = [8, 8]}
+// CHECK-NEXT: kern.call %[[A]], %[[O]] : {{.*}} {args = [#kern.param<"rows">, 0 : index, #kern.weight<"l0.wo">, 1 : index, #kern.param<"parallel">], callee = "matmul_f32", template_args = [8, 8]}
 // The fused residual add updates the residual buffer in place; only the normed row is new.
 // CHECK-NEXT: %[[N2:.*]] = kern.alloc : memref<1x8xf32>
 // CHECK-NEXT: kern.call %[[H]], %[[O]], %[[N2]] : memref<1x8xf32>, memref<1x8xf32>, memref<1x8xf32> {args = [#kern.param<"rows">, 0 : index, 1 : index, #kern.weight<"l0.ffn_norm">, 9.99999974E-6 : f32, 2 : index], callee = "add_rmsnorm_f32", template_args = [8, false]}
 // gated_mlp: gate and up matmuls, the activation in place on gate, then down.
 // CHECK-NEXT: %[[GATE:.*]] = kern.alloc : memref<1x12xf32>
 // CHECK-NEXT: %[[UP:.*]] = kern.alloc : memref<1x12xf32>
-// CHECK-NEXT: kern.call %[[N2]], %[[GATE]] : memref<1x8xf32>, memref<1x12xf32> {args = [#kern.param<"rows">, 0 : index, #kern.weight<"l0.w1">, 1 : index], callee = "matmul_f32", template_args = [8, 12]}
-// CHECK-NEXT: kern.call %[[N2]], %[[UP]] : memref<1x8xf32>, memref<1x12xf32> {args = [#kern.param<"rows">, 0 : index, #kern.weight<"l0.w3">, 1 : index], callee = "matmul_f32", template_args = [8, 12]}
+// CHECK-NEXT: kern.call %[[N2]], %[[GATE]] : memref<1x8xf32>, memref<1x12xf32> {args = [#kern.param<"rows">, 0 : index, #kern.weight<"l0.w1">, 1 : index, #kern.param<"parallel">], callee = "matmul_f32", template_args = [8, 12]}
+// CHECK-NEXT: kern.call %[[N2]], %[[UP]] : memref<1x8xf32>, memref<1x12xf32> {args = [#kern.param<"rows">, 0 : index, #kern.weight<"l0.w3">, 1 : index, #kern.param<"parallel">], callee = "matmul_f32", template_args = [8, 12]}
 // CHECK-NEXT: kern.call %[[GATE]], %[[UP]] : memref<1x12xf32>, memref<1x12xf32> {args = [#kern.param<"rows">, 0 : index, 1 : index, 0 : index], callee = "gated_act_f32", template_args = [12, 0]}
 // CHECK-NEXT: %[[M:.*]] = kern.alloc : memref<1x8xf32>
-// CHECK-NEXT: kern.call %[[GATE]], %[[M]] : memref<1x12xf32>, memref<1x8xf32> {args = [#kern.param<"rows">, 0 : index, #kern.weight<"l0.w2">, 1 : index], callee = "matmul_f32", template_args = [12, 8]}
+// CHECK-NEXT: kern.call %[[GATE]], %[[M]] : memref<1x12xf32>, memref<1x8xf32> {args = [#kern.param<"rows">, 0 : index, #kern.weight<"l0.w2">, 1 : index, #kern.param<"parallel">], callee = "matmul_f32", template_args = [12, 8]}
 // The residual add accumulates into the residual (H) in place.
 // CHECK-NEXT: kern.call %[[H]], %[[M]] : memref<1x8xf32>, memref<1x8xf32> {args = [#kern.param<"rows">, 0 : index, 1 : index], callee = "add_f32", template_args = [8]}
 // Layer 1: a non-zero scale is passed as is and the last template argument is false.
@@ -60,7 +60,7 @@
 // CHECK-NEXT: %[[F:.*]] = kern.alloc : memref<1x8xf32>
 // CHECK-NEXT: kern.call %[[A1]], %[[F]] : {{.*}} {args = [#kern.param<"rows">, 0 : index, #kern.weight<"final_norm">, 9.99999974E-6 : f32, 1 : index], callee = "rmsnorm_f32", template_args = [8, true]}
 // Logits without softcap: one logits_f32 into the runtime logits buffer, no softcap_f32.
-// CHECK-NEXT: kern.call %[[F]] : memref<1x8xf32> {args = [#kern.param<"rows">, #kern.param<"all_logits">, 0 : index, #kern.weight<"tok">, #kern.param<"logits">], callee = "logits_f32", template_args = [8, 32]}
+// CHECK-NEXT: kern.call %[[F]] : memref<1x8xf32> {args = [#kern.param<"rows">, #kern.param<"all_logits">, 0 : index, #kern.weight<"tok">, #kern.param<"logits">, #kern.param<"parallel">], callee = "logits_f32", template_args = [8, 32]}
 // CHECK-NOT:  softcap_f32
 // CHECK-NEXT: return{{$}}
 // CHECK-NEXT: }
@@ -96,6 +96,27 @@ module attributes {llm.max_seq = 16 : i64} {
 
 // -----
 
+// Weights cq-quantize stored in IEEE binary16 (cq.quantized = 16) are read by the f16 kernels, the others by the
+// f32 ones, per weight: here the embedding table, the gate projection and the output head are half, the up and
+// down projections float32 (bits 32 are not recorded).
+// CHECK-LABEL: module attributes {cq.quantized = {out = 16 : i64, tok = 16 : i64, w1 = 16 : i64}, kern.kv_bytes = 0 : i64
+// CHECK-LABEL: func.func @decode() attributes {llm.entry = "decode"} {
+// CHECK:      {args = [#kern.param<"rows">, #kern.param<"tokens">, #kern.weight<"tok">, 1.000000e+00 : f32, 0 : index], callee = "embed_f16", template_args = [8]}
+// CHECK:      {args = [#kern.param<"rows">, 0 : index, #kern.weight<"w1">, 1 : index, #kern.param<"parallel">], callee = "matmul_f16", template_args = [8, 16]}
+// CHECK-NEXT: {args = [#kern.param<"rows">, 0 : index, #kern.weight<"w3">, 1 : index, #kern.param<"parallel">], callee = "matmul_f32", template_args = [8, 16]}
+// CHECK:      {args = [#kern.param<"rows">, 0 : index, #kern.weight<"w2">, 1 : index, #kern.param<"parallel">], callee = "matmul_f32", template_args = [16, 8]}
+// CHECK:      {args = [#kern.param<"rows">, #kern.param<"all_logits">, 0 : index, #kern.weight<"out">, #kern.param<"logits">, #kern.param<"parallel">], callee = "logits_f16", template_args = [8, 64]}
+module attributes {llm.max_seq = 32 : i64, cq.quantized = {tok = 16 : i64, w1 = 16 : i64, out = 16 : i64}} {
+  func.func @decode(%tokens: tensor<1xi32>) -> tensor<1x64xf32> attributes {llm.entry = "decode"} {
+    %h = llm.embed %tokens {table = #llm.weight<"tok">} : tensor<1xi32> -> tensor<1x8xf32>
+    %m = llm.gated_mlp %h {gate = #llm.weight<"w1">, up = #llm.weight<"w3">, down = #llm.weight<"w2">, hidden = 16 : i64, act = "silu"} : tensor<1x8xf32>
+    %l = llm.logits %m {weight = #llm.weight<"out">} : tensor<1x8xf32> -> tensor<1x64xf32>
+    return %l : tensor<1x64xf32>
+  }
+}
+
+// -----
+
 // A prefill entry of 4 rows: logits with a softcap add softcap_f32 over the rows of
 // logits actually written; a gelu_tanh MLP passes act 1; functions without llm.entry stay.
 // CHECK-LABEL: module attributes {kern.kv_bytes = 0 : i64, kern.kv_type = "f32", llm.max_seq = 32 : i64}
@@ -108,7 +129,7 @@ module attributes {llm.max_seq = 16 : i64} {
 // CHECK-NEXT: %[[M:.*]] = kern.alloc : memref<4x8xf32>
 // CHECK-NEXT: kern.call %[[GATE]], %[[M]] : memref<4x16xf32>, memref<4x8xf32> {{.*}} callee = "matmul_f32", template_args = [16, 8]}
 // CHECK-NEXT: kern.call %[[H]], %[[M]] : {{.*}} callee = "add_f32"
-// CHECK-NEXT: kern.call %[[H]] : memref<4x8xf32> {args = [#kern.param<"rows">, #kern.param<"all_logits">, 0 : index, #kern.weight<"out">, #kern.param<"logits">], callee = "logits_f32", template_args = [8, 64]}
+// CHECK-NEXT: kern.call %[[H]] : memref<4x8xf32> {args = [#kern.param<"rows">, #kern.param<"all_logits">, 0 : index, #kern.weight<"out">, #kern.param<"logits">, #kern.param<"parallel">], callee = "logits_f32", template_args = [8, 64]}
 // CHECK-NEXT: kern.call {args = [#kern.param<"logit_rows">, #kern.param<"logits">, 3.000000e+01 : f32], callee = "softcap_f32", template_args = [64]}
 // CHECK-NEXT: return{{$}}
 // CHECK-LABEL: func.func @helper(%{{.*}}: tensor<4x8xf32>) -> tensor<4x8xf32> {

@@ -185,13 +185,18 @@ def decoder_layer(cfg, w, i, x, kv_cache="f32"):
     return x + h
 
 
-def forward(model_dir, ids, dtype=np.float64, hidden_layer=None, kv_cache="f32"):
+def forward(model_dir, ids, dtype=np.float64, hidden_layer=None, kv_cache="f32", weights="f32"):
     """Logits [T, vocab] of a full causal prefill of ids, computed in dtype; with hidden_layer L, the residual
     stream after L decoder layers instead (Hugging Face's hidden_states[L], what llm.hidden_tap exposes).
-    kv_cache "f16" rounds keys and values to binary16 (decoder_layer)."""
+    kv_cache "f16" rounds keys and values to binary16 (decoder_layer); weights "f16" rounds every weight matrix
+    (the 2-D tensors: linears, embedding, output head) to binary16, as `saguaro compile --bits 16` stores them."""
     with open(os.path.join(model_dir, "config.json")) as f:
         cfg = ModelConfig(json.load(f))
-    w = {name: t.astype(dtype) for name, t in read_model_weights(model_dir).items()}
+
+    def stored(t):
+        return t.astype(np.float16) if weights == "f16" and t.ndim == 2 else t
+
+    w = {name: stored(t).astype(dtype) for name, t in read_model_weights(model_dir).items()}
     w = {name.replace("language_model.model.", "model."): t for name, t in w.items()}
     embed = w["model.embed_tokens.weight"]
     x = embed[np.asarray(ids)]
@@ -221,9 +226,11 @@ def main():
     ap.add_argument("--hidden-layer", type=int, help="write the hidden states [T, hidden] after this many layers")
     ap.add_argument("--kv-cache", choices=("f32", "f16"), default="f32",
                     help="f16: keys and values rounded to binary16, as a half-precision KV cache holds them")
+    ap.add_argument("--weights", choices=("f32", "f16"), default="f32",
+                    help="f16: weight matrices rounded to binary16, as `saguaro compile --bits 16` stores them")
     args = ap.parse_args()
     out = forward(args.model_dir, read_token_ids(args.token_ids), np.dtype(args.dtype), args.hidden_layer,
-                  args.kv_cache)
+                  args.kv_cache, args.weights)
     np.save(args.output, out)
     return 0
 

@@ -2,7 +2,9 @@
 //
 // Chooses each weight's bit width and rewrites the ops that read it into their cq forms. The
 // weights themselves are quantized by the bundle writer (compiler/quantize/), which reads the
-// choices from `cq.quantized`; the IR never holds weight data.
+// choices from `cq.quantized`; the IR never holds weight data. 16 bits keeps the llm op and stores
+// the weight in IEEE binary16 (recorded in `cq.quantized` too: llm-lower-to-kern calls the f16
+// kernels for it); 32 keeps it in float32 (not recorded).
 //
 //===------------------------------------------------------------------------------------===//
 #include "dialects/cq/Transforms/Passes.h"
@@ -21,19 +23,23 @@ using namespace saguaro;
 int64_t saguaro::cq::groupSize(int64_t k) { return kernels::cq::group_size(static_cast<int>(k)); }
 
 namespace {
+/// Bit widths that keep the llm op: 16 (IEEE binary16 weights) and 32 (float32).
+bool isFloat(int64_t bits) { return bits == 16 || bits == 32; }
+
 struct QuantizePass : cq::impl::QuantizeBase<QuantizePass> {
   using QuantizeBase::QuantizeBase;
 
-  /// Bits for `weight` (16 = float32), from the policy or the default; records the choice.
+  /// Bits for `weight` (1-4 codebook, 16 binary16, 32 float32), from the policy or the default; records every
+  /// choice but float32.
   FailureOr<int64_t> bitsFor(Operation *op, llm::WeightAttr weight) {
     int64_t b = bits;
     if (auto policy = getOperation()->getAttrOfType<DictionaryAttr>("cq.policy"))
       if (auto entry = policy.getAs<IntegerAttr>(weight.getName()))
         b = entry.getInt();
-    if (b != 16 && (b < 1 || b > 4))
+    if (!isFloat(b) && (b < 1 || b > 4))
       return op->emitOpError() << "unsupported bit width " << b << " for '" << weight.getName()
-                               << "' (1, 2, 3, 4 or 16)";
-    if (b != 16)
+                               << "' (1, 2, 3, 4, 16 or 32)";
+    if (b != 32)
       chosen[weight.getName()] = b;
     return b;
   }
@@ -48,7 +54,7 @@ struct QuantizePass : cq::impl::QuantizeBase<QuantizePass> {
     if (failed(bw))
       return failure();
     int64_t k = cast<RankedTensorType>(x.getType()).getDimSize(1);
-    if (*bw == 16)
+    if (isFloat(*bw))
       return b.create<llm::LinearOp>(at->getLoc(), type, x, w).getResult();
     return b.create<cq::MatmulOp>(at->getLoc(), type, x, w, codebook(*bw, k)).getResult();
   }
@@ -57,7 +63,7 @@ struct QuantizePass : cq::impl::QuantizeBase<QuantizePass> {
     OpBuilder b(op);
     if (auto l = dyn_cast<llm::LinearOp>(op)) {
       FailureOr<int64_t> bw = bitsFor(op, l.getWeight());
-      if (failed(bw) || *bw == 16)
+      if (failed(bw) || isFloat(*bw))
         return failed(bw) ? failure() : success();
       FailureOr<Value> y = product(b, op, l.getInput(), l.getWeight(), l.getType());
       if (failed(y))
@@ -70,7 +76,7 @@ struct QuantizePass : cq::impl::QuantizeBase<QuantizePass> {
       FailureOr<int64_t> g = bitsFor(op, m.getGate()), u = bitsFor(op, m.getUp()), d = bitsFor(op, m.getDown());
       if (failed(g) || failed(u) || failed(d))
         return failure();
-      if (*g == 16 && *u == 16 && *d == 16)
+      if (isFloat(*g) && isFloat(*u) && isFloat(*d))
         return success();
       auto in = cast<RankedTensorType>(m.getType());
       auto hiddenType = RankedTensorType::get({in.getDimSize(0), m.getHidden()}, in.getElementType());
@@ -88,7 +94,7 @@ struct QuantizePass : cq::impl::QuantizeBase<QuantizePass> {
     }
     if (auto e = dyn_cast<llm::EmbedOp>(op)) {
       FailureOr<int64_t> bw = bitsFor(op, e.getTable());
-      if (failed(bw) || *bw == 16)
+      if (failed(bw) || isFloat(*bw))
         return failed(bw) ? failure() : success();
       int64_t d = cast<RankedTensorType>(e.getType()).getDimSize(1);
       Value y = b.create<cq::GatherOp>(op->getLoc(), e.getType(), e.getTokens(), e.getTable(),
@@ -99,7 +105,7 @@ struct QuantizePass : cq::impl::QuantizeBase<QuantizePass> {
     }
     if (auto l = dyn_cast<llm::LogitsOp>(op)) {
       FailureOr<int64_t> bw = bitsFor(op, l.getWeight());
-      if (failed(bw) || *bw == 16)
+      if (failed(bw) || isFloat(*bw))
         return failed(bw) ? failure() : success();
       int64_t k = cast<RankedTensorType>(l.getInput().getType()).getDimSize(1);
       Value y = b.create<cq::LogitsOp>(op->getLoc(), l.getType(), l.getInput(), l.getWeight(),
@@ -112,8 +118,8 @@ struct QuantizePass : cq::impl::QuantizeBase<QuantizePass> {
   }
 
   void runOnOperation() override {
-    if (bits != 16 && (bits < 1 || bits > 4)) {
-      getOperation().emitError() << "cq-quantize: unsupported bits=" << bits << " (1, 2, 3, 4 or 16)";
+    if (!isFloat(bits) && (bits < 1 || bits > 4)) {
+      getOperation().emitError() << "cq-quantize: unsupported bits=" << bits << " (1, 2, 3, 4, 16 or 32)";
       return signalPassFailure();
     }
     SmallVector<Operation *> ops;

@@ -21,7 +21,8 @@ using namespace saguaro::kern;
 namespace {
 /// The float matrix products whose weight is a plain [N, K] matrix read by a [rows, K] buffer.
 bool isFloatMatrixProduct(CallOp call) {
-  return call.getCallee() == "matmul_f32" || call.getCallee() == "logits_f32";
+  StringRef callee = call.getCallee();
+  return callee == "matmul_f32" || callee == "logits_f32" || callee == "matmul_f16" || callee == "logits_f16";
 }
 
 /// The weight a matrix product reads and the buffer operand holding its activation (the

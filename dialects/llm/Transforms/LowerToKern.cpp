@@ -43,8 +43,10 @@ struct KvLayout {
 /// Lowers the ops of one entry function.
 class FunctionLowering {
 public:
-  FunctionLowering(func::FuncOp fn, const KvLayout &kv, int64_t maxSeq, bool int8Activations)
-      : fn(fn), b(fn.getContext()), kv(kv), maxSeq(maxSeq), int8Activations(int8Activations) {}
+  FunctionLowering(func::FuncOp fn, const KvLayout &kv, int64_t maxSeq, bool int8Activations,
+                   DictionaryAttr weightBits)
+      : fn(fn), b(fn.getContext()), kv(kv), maxSeq(maxSeq), int8Activations(int8Activations),
+        weightBits(weightBits) {}
 
   LogicalResult run();
 
@@ -74,6 +76,12 @@ private:
     return buffers.lookup(v);
   }
   static int64_t features(Value v) { return cast<RankedTensorType>(v.getType()).getDimSize(1); }
+  /// The kernel for a float weight: `base` + "_f16" when cq-quantize chose 16 bits for it (stored in IEEE
+  /// binary16), else + "_f32".
+  std::string floatKernel(StringRef base, WeightAttr w) {
+    IntegerAttr bits = weightBits ? weightBits.getAs<IntegerAttr>(w.getName()) : IntegerAttr();
+    return (base + (bits && bits.getInt() == 16 ? "_f16" : "_f32")).str();
+  }
 
   LogicalResult lower(Operation *op);
 
@@ -142,6 +150,7 @@ private:
   DenseMap<Value, Value> rotations;
   DenseMap<Value, Value> quantizations;
   bool int8Activations;
+  DictionaryAttr weightBits; // the module's cq.quantized: weight name -> bits
   Value logits;
 };
 
@@ -152,7 +161,7 @@ LogicalResult FunctionLowering::lower(Operation *op) {
   return TypeSwitch<Operation *, LogicalResult>(op)
       .Case([&](EmbedOp e) {
         Value out = allocLike(loc, e);
-        call(loc, "embed_f32", {i64(features(e))}, out,
+        call(loc, floatKernel("embed", e.getTable()), {i64(features(e))}, out,
              {rows, param("tokens"), weight(e.getTable()), e.getScaleAttr(), buffer(0)});
         buffers[e] = out;
         return success();
@@ -188,8 +197,9 @@ LogicalResult FunctionLowering::lower(Operation *op) {
       })
       .Case([&](LinearOp l) {
         Value out = allocLike(loc, l);
-        call(loc, "matmul_f32", {i64(features(l.getInput())), i64(features(l))},
-             {buffers.lookup(l.getInput()), out}, {rows, buffer(0), weight(l.getWeight()), buffer(1)});
+        call(loc, floatKernel("matmul", l.getWeight()), {i64(features(l.getInput())), i64(features(l))},
+             {buffers.lookup(l.getInput()), out},
+             {rows, buffer(0), weight(l.getWeight()), buffer(1), param("parallel")});
         buffers[l] = out;
         return success();
       })
@@ -231,15 +241,15 @@ LogicalResult FunctionLowering::lower(Operation *op) {
         int64_t dim = features(m), hidden = m.getHidden();
         Value x = buffers.lookup(m.getInput());
         Value gate = alloc(loc, {rowsStatic, hidden}), up = alloc(loc, {rowsStatic, hidden});
-        call(loc, "matmul_f32", {i64(dim), i64(hidden)}, {x, gate},
-             {rows, buffer(0), weight(m.getGate()), buffer(1)});
-        call(loc, "matmul_f32", {i64(dim), i64(hidden)}, {x, up},
-             {rows, buffer(0), weight(m.getUp()), buffer(1)});
+        call(loc, floatKernel("matmul", m.getGate()), {i64(dim), i64(hidden)}, {x, gate},
+             {rows, buffer(0), weight(m.getGate()), buffer(1), param("parallel")});
+        call(loc, floatKernel("matmul", m.getUp()), {i64(dim), i64(hidden)}, {x, up},
+             {rows, buffer(0), weight(m.getUp()), buffer(1), param("parallel")});
         call(loc, "gated_act_f32", {i64(hidden), i64(m.getAct() == "silu" ? 0 : 1)}, {gate, up},
              {rows, buffer(0), buffer(1), buffer(0)});
         Value out = allocLike(loc, m);
-        call(loc, "matmul_f32", {i64(hidden), i64(dim)}, {gate, out},
-             {rows, buffer(0), weight(m.getDown()), buffer(1)});
+        call(loc, floatKernel("matmul", m.getDown()), {i64(hidden), i64(dim)}, {gate, out},
+             {rows, buffer(0), weight(m.getDown()), buffer(1), param("parallel")});
         buffers[m] = out;
         return success();
       })
@@ -273,8 +283,9 @@ LogicalResult FunctionLowering::lower(Operation *op) {
       })
       .Case([&](LogitsOp l) {
         int64_t vocab = features(l);
-        call(loc, "logits_f32", {i64(features(l.getInput())), i64(vocab)}, buffers.lookup(l.getInput()),
-             {rows, param("all_logits"), buffer(0), weight(l.getWeight()), param("logits")});
+        call(loc, floatKernel("logits", l.getWeight()), {i64(features(l.getInput())), i64(vocab)},
+             buffers.lookup(l.getInput()),
+             {rows, param("all_logits"), buffer(0), weight(l.getWeight()), param("logits"), param("parallel")});
         if (!l.getSoftcap().isZero())
           call(loc, "softcap_f32", {i64(vocab)}, {},
                {param("logit_rows"), param("logits"), l.getSoftcapAttr()});
@@ -409,7 +420,9 @@ struct LowerToKernPass : llm::impl::LowerToKernBase<LowerToKernPass> {
     for (auto fn : llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {
       if (!fn->hasAttr("llm.entry"))
         continue;
-      if (failed(FunctionLowering(fn, kv, maxSeq, cqActivations == "i8").run()))
+      if (failed(FunctionLowering(fn, kv, maxSeq, cqActivations == "i8",
+                                  module->getAttrOfType<DictionaryAttr>("cq.quantized"))
+                     .run()))
         return signalPassFailure();
     }
     int64_t elementBytes = kvCache == "f16" ? 2 : 4;
