@@ -111,15 +111,9 @@ template <int K, int N, class Wt>
 void CheckThreadSplit(int32_t rows, const std::vector<Wt>& w) {
   SCOPED_TRACE(testing::Message() << "K " << K << " N " << N << " rows " << rows << " weight bytes " << sizeof(Wt));
   const auto x = RandomFloats(static_cast<size_t>(rows) * K, 50 + rows);
-  std::vector<float> want(static_cast<size_t>(rows) * N);
-  Matmul<K, N>(rows, x.data(), w.data(), want.data());
-  for (int32_t threads : {2, 3, 5}) {
-    ReversedPool pool(threads);
-    std::vector<float> got(want.size(), -1.0f);
-    Matmul<K, N>(rows, x.data(), w.data(), got.data(), &pool.par);
-    EXPECT_EQ(pool.runs, 1) << "the product was not split";
-    EXPECT_EQ(0, std::memcmp(got.data(), want.data(), want.size() * sizeof(float))) << threads << " threads";
-  }
+  ExpectThreadSplitBitIdentical(static_cast<size_t>(rows) * N, [&](float* y, const Parallel* par) {
+    Matmul<K, N>(rows, x.data(), w.data(), y, par);
+  });
 }
 
 TEST(Matmul, ThreadSplitBitIdentical) {

@@ -115,4 +115,20 @@ struct ReversedPool {
   int runs = 0;
 };
 
+/// Runs run(y, par) for an output y of n floats on one thread (par null) and split over 2, 3 and 5 threads
+/// (ReversedPool): expects the kernel to hand the pool its work and every split to give the one-thread output
+/// bit for bit.
+template <class F>
+void ExpectThreadSplitBitIdentical(size_t n, F&& run) {
+  std::vector<float> want(n);
+  run(want.data(), nullptr);
+  for (int32_t threads : {2, 3, 5}) {
+    ReversedPool pool(threads);
+    std::vector<float> got(n, -1.0f);
+    run(got.data(), &pool.par);
+    EXPECT_EQ(pool.runs, 1) << "not split over " << threads << " threads";
+    EXPECT_EQ(0, std::memcmp(got.data(), want.data(), n * sizeof(float))) << "differs with " << threads << " threads";
+  }
+}
+
 }  // namespace saguaro::kernels::test

@@ -6,6 +6,33 @@
 #include "saguaro/kernels/generic/element.h"
 #include "saguaro/kernels/parallel.h"
 
+/// Defines the dense product entry points in the enclosing namespace (generic, x86_avx2, arm64_neon) over its
+/// matmul_detail::matmul<K, N>(rows, x, w, y, par), w a const float* or const uint16_t* (binary16 bits):
+///   matmul_f32<K, N>(rows, x, W, y, par = nullptr), W float32 [N][K]: y[r][n] = Σ_k x[r][k]·W[n][k];
+///   matmul_f16<K, N>(rows, x, W, y, par = nullptr), W binary16 [N][K], the same;
+///   logits_f32 / logits_f16<K, N>(rows, all, x, W, y, par = nullptr): the output projection, all rows when
+///   `all`, else only the last row of x into y[0..N).
+/// One definition, so that every ISA set has the same signatures (docs/internals.md, "Kernels").
+#define SAGUARO_KERNELS_DEFINE_DENSE_MATMULS()                                                                  \
+  template <int K, int N>                                                                                       \
+  inline void matmul_f32(int32_t rows, const float* x, const void* W, float* y, const Parallel* par = nullptr) { \
+    matmul_detail::matmul<K, N>(rows, x, static_cast<const float*>(W), y, par);                                 \
+  }                                                                                                             \
+  template <int K, int N>                                                                                       \
+  inline void matmul_f16(int32_t rows, const float* x, const void* W, float* y, const Parallel* par = nullptr) { \
+    matmul_detail::matmul<K, N>(rows, x, static_cast<const uint16_t*>(W), y, par);                              \
+  }                                                                                                             \
+  template <int K, int N>                                                                                       \
+  inline void logits_f32(int32_t rows, bool all, const float* x, const void* W, float* y,                       \
+                         const Parallel* par = nullptr) {                                                       \
+    matmul_f32<K, N>(all ? rows : 1, all ? x : x + static_cast<int64_t>(rows - 1) * K, W, y, par);              \
+  }                                                                                                             \
+  template <int K, int N>                                                                                       \
+  inline void logits_f16(int32_t rows, bool all, const float* x, const void* W, float* y,                       \
+                         const Parallel* par = nullptr) {                                                       \
+    matmul_f16<K, N>(all ? rows : 1, all ? x : x + static_cast<int64_t>(rows - 1) * K, W, y, par);              \
+  }
+
 namespace saguaro::kernels::generic {
 
 namespace matmul_detail {
@@ -46,42 +73,8 @@ inline void matmul(int32_t rows, const float* x, const Wt* w, float* y, const Pa
   });
 }
 
-/// Output projection: all rows when `all`, else only the last row of x into y[0..N).
-template <int K, int N, class Wt>
-inline void logits(int32_t rows, bool all, const float* x, const Wt* w, float* y, const Parallel* par) {
-  if (all) {
-    matmul<K, N>(rows, x, w, y, par);
-  } else {
-    matmul<K, N>(1, x + static_cast<int64_t>(rows - 1) * K, w, y, par);
-  }
-}
-
 }  // namespace matmul_detail
 
-/// y[r][n] = Σ_k x[r][k]·W[n][k] for W float32 [N][K] (matmul_detail::matmul).
-template <int K, int N>
-inline void matmul_f32(int32_t rows, const float* x, const void* W, float* y, const Parallel* par = nullptr) {
-  matmul_detail::matmul<K, N>(rows, x, static_cast<const float*>(W), y, par);
-}
-
-/// y[r][n] = Σ_k x[r][k]·W[n][k] for W IEEE binary16 bits uint16 [N][K], each weight converted exactly.
-template <int K, int N>
-inline void matmul_f16(int32_t rows, const float* x, const void* W, float* y, const Parallel* par = nullptr) {
-  matmul_detail::matmul<K, N>(rows, x, static_cast<const uint16_t*>(W), y, par);
-}
-
-/// Output projection with float32 weights: all rows when `all`, else only the last row of x into y[0..N).
-template <int K, int N>
-inline void logits_f32(int32_t rows, bool all, const float* x, const void* W, float* y,
-                       const Parallel* par = nullptr) {
-  matmul_detail::logits<K, N>(rows, all, x, static_cast<const float*>(W), y, par);
-}
-
-/// Output projection with binary16 weights (as logits_f32).
-template <int K, int N>
-inline void logits_f16(int32_t rows, bool all, const float* x, const void* W, float* y,
-                       const Parallel* par = nullptr) {
-  matmul_detail::logits<K, N>(rows, all, x, static_cast<const uint16_t*>(W), y, par);
-}
+SAGUARO_KERNELS_DEFINE_DENSE_MATMULS()
 
 }  // namespace saguaro::kernels::generic

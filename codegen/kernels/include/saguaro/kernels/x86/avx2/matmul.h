@@ -11,6 +11,7 @@
 
 #include <cstdint>
 
+#include "saguaro/kernels/generic/matmul.h"
 #include "saguaro/kernels/parallel.h"
 #include "saguaro/kernels/x86/avx2/common.h"
 
@@ -106,42 +107,9 @@ inline void matmul(int32_t rows, const float* x, const Wt* w, float* y, const Pa
   });
 }
 
-/// Output projection: all rows when `all`, else only the last row of x into y[0..N).
-template <int K, int N, class Wt>
-inline void logits(int32_t rows, bool all, const float* x, const Wt* w, float* y, const Parallel* par) {
-  if (all) {
-    matmul<K, N>(rows, x, w, y, par);
-  } else {
-    matmul<K, N>(1, x + static_cast<int64_t>(rows - 1) * K, w, y, par);
-  }
-}
-
 }  // namespace matmul_detail
 
-/// y[r][n] = Σ_k x[r][k]·W[n][k] for W float32 [N][K] (contract of generic::matmul_f32, FMA-reordered sums).
-template <int K, int N>
-inline void matmul_f32(int32_t rows, const float* x, const void* W, float* y, const Parallel* par = nullptr) {
-  matmul_detail::matmul<K, N>(rows, x, static_cast<const float*>(W), y, par);
-}
-
-/// The same for W binary16 bits uint16 [N][K] (contract of generic::matmul_f16).
-template <int K, int N>
-inline void matmul_f16(int32_t rows, const float* x, const void* W, float* y, const Parallel* par = nullptr) {
-  matmul_detail::matmul<K, N>(rows, x, static_cast<const uint16_t*>(W), y, par);
-}
-
-/// Output projection with float32 weights: all rows when `all`, else only the last row of x into y[0..N).
-template <int K, int N>
-inline void logits_f32(int32_t rows, bool all, const float* x, const void* W, float* y,
-                       const Parallel* par = nullptr) {
-  matmul_detail::logits<K, N>(rows, all, x, static_cast<const float*>(W), y, par);
-}
-
-/// Output projection with binary16 weights (as logits_f32).
-template <int K, int N>
-inline void logits_f16(int32_t rows, bool all, const float* x, const void* W, float* y,
-                       const Parallel* par = nullptr) {
-  matmul_detail::logits<K, N>(rows, all, x, static_cast<const uint16_t*>(W), y, par);
-}
+// matmul_f32, matmul_f16, logits_f32, logits_f16 (contracts of the generic kernels, FMA-reordered sums).
+SAGUARO_KERNELS_DEFINE_DENSE_MATMULS()
 
 }  // namespace saguaro::kernels::x86_avx2
