@@ -44,27 +44,11 @@ std::vector<double> RefAttention(const AttnCase& c, int heads, int kvh, int hd, 
 }
 
 // The two cache element types, as the reference sees them. The f16 cache's rounding is checked against the
-// compiler's own half type (IEEE binary16, converted with round to nearest even), independent of the kernels'
-// bit manipulation: _Float16 on x86-64, the ARM C language extensions' __fp16 on aarch64 (GCC 12's C++ has no
-// _Float16 there).
-#if defined(__aarch64__)
-using CompilerHalf = __fp16;
-#else
-using CompilerHalf = _Float16;
-#endif
+// compiler's own half type (CompilerHalf, test_util.h).
 float ToCache(float x, float) { return x; }
-uint16_t ToCache(float x, uint16_t) {
-  const CompilerHalf h = static_cast<CompilerHalf>(x);
-  uint16_t bits;
-  std::memcpy(&bits, &h, sizeof bits);
-  return bits;
-}
+uint16_t ToCache(float x, uint16_t) { return CompilerHalfBits(x); }
 double FromCache(float x) { return x; }
-double FromCache(uint16_t bits) {
-  CompilerHalf h;
-  std::memcpy(&h, &bits, sizeof h);
-  return static_cast<double>(h);
-}
+double FromCache(uint16_t bits) { return CompilerHalfValue(bits); }
 
 /// Stores random K/V for the case's rows via kv_store_f32 into caches of element type KV, runs attention_f32,
 /// compares with RefAttention over the cache's values. Cache slots the queries must not read (future positions,

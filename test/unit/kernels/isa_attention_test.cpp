@@ -162,13 +162,8 @@ TEST(IsaAttention, HeadSizeNotMultipleOf4UsesGeneric) {
 }
 #endif
 
-// A pool that runs the thread indices one after another, last first.
-void RunReversed(void* pool, ParallelTask task, void* arg) {
-  const int32_t threads = static_cast<const Parallel*>(pool)->threads;
-  for (int32_t t = threads - 1; t >= 0; --t) task(arg, t);
-}
-
-// The (row, KV head) pairs split over 2, 3 and 5 threads give the single-threaded result bit for bit.
+// The (row, KV head) pairs split over 2, 3 and 5 threads (ReversedPool, test_util.h) give the single-threaded
+// result bit for bit.
 template <int H, int KVH, int HD, int S, int Window>
 void CheckThreadSplit(int32_t rows, int32_t pos0) {
   SCOPED_TRACE(testing::Message() << "H " << H << " KVH " << KVH << " HD " << HD << " rows " << rows);
@@ -179,11 +174,10 @@ void CheckThreadSplit(int32_t rows, int32_t pos0) {
   isa::attention_f32<H, KVH, HD, S, Window>(rows, pos0, q.data(), kc.data(), vc.data(), 0.1f, 0.0f, scratch.data(),
                                             want.data());
   for (int32_t threads : {2, 3, 5}) {
-    Parallel par{threads, nullptr, &RunReversed};
-    par.pool = &par;
+    ReversedPool pool(threads);
     std::vector<float> got(q.size(), -1.0f);
     isa::attention_f32<H, KVH, HD, S, Window>(rows, pos0, q.data(), kc.data(), vc.data(), 0.1f, 0.0f,
-                                              scratch.data(), got.data(), &par);
+                                              scratch.data(), got.data(), &pool.par);
     ExpectBitEqual(got.data(), want.data(), want.size());
   }
 }

@@ -103,13 +103,8 @@ TEST(IsaCqI8, MatmulPanel8BitIdentical) {
   CheckAllShapes<cq::kLayoutPlanarPanel8>();
 }
 
-// A pool that runs the thread indices one after another, last first: the column ranges of 1, 2, 3 and 5 threads
-// must give the single-threaded result bit for bit.
-void RunReversed(void* pool, ParallelTask task, void* arg) {
-  const int32_t threads = static_cast<const Parallel*>(pool)->threads;
-  for (int32_t t = threads - 1; t >= 0; --t) task(arg, t);
-}
-
+// The column ranges of 1, 2, 3 and 5 threads (ReversedPool, test_util.h) must give the single-threaded result bit
+// for bit.
 template <int K, int N, int Bits, int Layout>
 void CheckThreadSplit(int rows) {
   SCOPED_TRACE(testing::Message() << "K " << K << " N " << N << " bits " << Bits << " rows " << rows);
@@ -127,11 +122,10 @@ void CheckThreadSplit(int rows) {
   std::vector<float> want(rows * N);
   isa_i8::cq_matmul_i8<K, N, Bits, Layout>(rows, xq.data(), codes.data(), norms.data(), cb.data(), want.data());
   for (int32_t threads : {2, 3, 5}) {
-    Parallel par{threads, nullptr, &RunReversed};
-    par.pool = &par;
+    ReversedPool pool(threads);
     std::vector<float> got(rows * N, -1.0f);
     isa_i8::cq_matmul_i8<K, N, Bits, Layout>(rows, xq.data(), codes.data(), norms.data(), cb.data(), got.data(),
-                                             &par);
+                                             &pool.par);
     ExpectBitEqual(got.data(), want.data(), want.size());
   }
 }

@@ -55,6 +55,7 @@ namespace saguaro::kernels {
 
 #if defined(SAGUARO_KERNELS_X86_AVX2)
 using generic::add_f32;
+using generic::embed_f16;
 using generic::embed_f32;
 using generic::softcap_f32;
 using x86_avx2::add_rmsnorm_f32;
@@ -68,12 +69,15 @@ using x86_avx2::cq_rotate_f32;
 using x86_avx2::gated_act_f32;
 using x86_avx2::head_rmsnorm_f32;
 using x86_avx2::kv_store_f32;
+using x86_avx2::logits_f16;
 using x86_avx2::logits_f32;
+using x86_avx2::matmul_f16;
 using x86_avx2::matmul_f32;
 using x86_avx2::rmsnorm_f32;
 using x86_avx2::rope_f32;
 #elif defined(SAGUARO_KERNELS_ARM64_NEON)
 using generic::add_f32;
+using generic::embed_f16;
 using generic::embed_f32;
 using generic::softcap_f32;
 using arm64_neon::add_rmsnorm_f32;
@@ -85,7 +89,9 @@ using arm64_neon::cq_rotate_f32;
 using arm64_neon::gated_act_f32;
 using arm64_neon::head_rmsnorm_f32;
 using arm64_neon::kv_store_f32;
+using arm64_neon::logits_f16;
 using arm64_neon::logits_f32;
+using arm64_neon::matmul_f16;
 using arm64_neon::matmul_f32;
 using arm64_neon::rmsnorm_f32;
 using arm64_neon::rope_f32;
@@ -109,11 +115,14 @@ using generic::cq_matmul_f32;
 using generic::cq_matmul_i8;
 using generic::cq_quantize_act_i8;
 using generic::cq_rotate_f32;
+using generic::embed_f16;
 using generic::embed_f32;
 using generic::gated_act_f32;
 using generic::head_rmsnorm_f32;
 using generic::kv_store_f32;
+using generic::logits_f16;
 using generic::logits_f32;
+using generic::matmul_f16;
 using generic::matmul_f32;
 using generic::rmsnorm_f32;
 using generic::rope_f32;

@@ -5,16 +5,15 @@
 #include <cstdint>
 
 #include "saguaro/kernels/cq_format.h"
+#include "saguaro/kernels/generic/element.h"
 #include "saguaro/kernels/parallel.h"
 
 namespace saguaro::kernels::generic {
 
 // Cache elements: float (the f32 cache), or IEEE binary16 bits in a uint16_t (the f16 cache: half the bytes, and
 // half of what decode reads from the cache per token). A value enters the f16 cache rounded to nearest even
-// (beyond ±65504: ±inf) and leaves it exactly. Kernels take the element type from the cache pointers; the
-// arithmetic is float32 either way.
-inline float kv_load(const float* p) { return *p; }
-inline float kv_load(const uint16_t* p) { return cq::half_to_float(*p); }
+// (beyond ±65504: ±inf) and leaves it exactly (load_float, element.h). Kernels take the element type from the
+// cache pointers; the arithmetic is float32 either way.
 inline void kv_put(float* p, float x) { *p = x; }
 inline void kv_put(uint16_t* p, float x) { *p = cq::float_to_half(x); }
 
@@ -88,7 +87,7 @@ inline void attention_f32(int32_t rows, int32_t pos0, const float* q, const KV* 
       for (int32_t t = t0; t <= p; ++t) {
         const KV* k = kc + koff + static_cast<int64_t>(t) * HD;
         float score = 0.0f;
-        for (int i = 0; i < HD; ++i) score += qh[i] * kv_load(k + i);
+        for (int i = 0; i < HD; ++i) score += qh[i] * load_float(k + i);
         if (DivideBySqrtHD) {
           score /= sqrtf(static_cast<float>(HD));
         } else {
@@ -103,7 +102,7 @@ inline void attention_f32(int32_t rows, int32_t pos0, const float* q, const KV* 
       for (int32_t t = t0; t <= p; ++t) {
         const KV* v = vc + koff + static_cast<int64_t>(t) * HD;
         const float a = scratch[t - t0];
-        for (int i = 0; i < HD; ++i) xb[i] += a * kv_load(v + i);
+        for (int i = 0; i < HD; ++i) xb[i] += a * load_float(v + i);
       }
     }
   }

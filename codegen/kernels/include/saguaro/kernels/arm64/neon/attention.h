@@ -27,9 +27,8 @@ namespace attention_detail {
 /// Positions per softmax block.
 constexpr int kBlock = 64;
 
-/// Four cache elements as floats.
-inline float32x4_t load4(const float* p) { return vld1q_f32(p); }
-inline float32x4_t load4(const uint16_t* p) { return vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(p))); }
+/// Cache elements as floats (common.h).
+using detail::load4;
 
 /// s[m][u] = q_m·k_u for the M query heads q_m = q + m·HD of one KV head and its contiguous rows k_u = k + u·HD,
 /// u < n. Each K row is loaded (and converted) once for all M heads: R = 4/M rows at a time (one row for M ≥ 4)

@@ -1,4 +1,5 @@
-// Shared NEON helpers: partial loads and stores, horizontal sums in one fixed order, exact half-to-float.
+// Shared NEON helpers: float32/binary16 loads, partial loads and stores, horizontal sums in one fixed order, exact
+// half-to-float.
 //
 // Every reduction below adds the 4 lanes of an accumulator as (l0+l1)+(l2+l3) (FADDP twice), whether it reduces
 // one or four accumulators at once, so a kernel's result for one output does not depend on how many outputs it
@@ -17,11 +18,23 @@ inline uint32x4_t first_lanes(int n) {
   return vcltq_s32(vreinterpretq_s32_u32(vld1q_u32(lanes)), vdupq_n_s32(n));
 }
 
+/// Four elements at p as floats: float32, or binary16 bits converted by FCVTL (ARMv8.0; exact, only a signalling
+/// NaN comes out quietened).
+inline float32x4_t load4(const float* p) { return vld1q_f32(p); }
+inline float32x4_t load4(const uint16_t* p) { return vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(p))); }
+
 /// p[0..n) in the first n (0..4) lanes, zeros above; reads nothing past p[n-1].
 inline float32x4_t load_first(const float* p, int n) {
   float b[4] = {0.0f, 0.0f, 0.0f, 0.0f};
   for (int i = 0; i < n; ++i) b[i] = p[i];
   return vld1q_f32(b);
+}
+
+/// p[0..n) (n in 0..4) of binary16 bits in the first n lanes as floats, zeros above; reads nothing past p[n-1].
+inline float32x4_t load_first(const uint16_t* p, int n) {
+  uint16_t b[4] = {0, 0, 0, 0};
+  for (int i = 0; i < n; ++i) b[i] = p[i];
+  return load4(b);
 }
 
 /// Stores the first n (0..4) lanes of v to p[0..n).

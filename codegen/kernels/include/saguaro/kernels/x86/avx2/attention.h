@@ -28,9 +28,8 @@ namespace attention_detail {
 /// Positions per softmax block.
 constexpr int kBlock = 64;
 
-/// Eight cache elements as floats.
-inline __m256 load8(const float* p) { return _mm256_loadu_ps(p); }
-inline __m256 load8(const uint16_t* p) { return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))); }
+/// Cache elements as floats (common.h).
+using detail::load8;
 
 /// Requests the cache lines of k[0, n) and v[0, n) into L2.
 template <class KV>

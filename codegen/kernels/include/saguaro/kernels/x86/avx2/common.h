@@ -1,4 +1,5 @@
-// Shared AVX2 helpers: lane masks, horizontal sums in one fixed order, exact half-to-float conversion.
+// Shared AVX2 helpers: lane masks, float32/binary16 loads, horizontal sums in one fixed order, exact half-to-float
+// conversion.
 //
 // Every reduction below adds the 8 lanes of an accumulator as ((l0+l1)+(l2+l3)) + ((l4+l5)+(l6+l7)), whether it
 // reduces one, four or eight accumulators at once, so a kernel's result for one output does not depend on how
@@ -8,12 +9,26 @@
 #include <immintrin.h>
 
 #include <cstdint>
+#include <cstring>
 
 namespace saguaro::kernels::x86_avx2::detail {
 
 /// All-ones in the first n (0..8) 32-bit lanes, for _mm256_maskload_ps/_mm256_maskstore_ps.
 inline __m256i first_lanes(int n) {
   return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+/// Eight elements at p as floats: float32, or binary16 bits converted by F16C (exact; only a signalling NaN comes
+/// out quietened).
+inline __m256 load8(const float* p) { return _mm256_loadu_ps(p); }
+inline __m256 load8(const uint16_t* p) { return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))); }
+
+/// p[0..n) (n in 0..8) in the first n lanes as floats, zeros above; reads nothing past p[n-1].
+inline __m256 load8_first(const float* p, int n) { return _mm256_maskload_ps(p, first_lanes(n)); }
+inline __m256 load8_first(const uint16_t* p, int n) {
+  alignas(16) uint16_t b[8] = {};
+  std::memcpy(b, p, sizeof(uint16_t) * n);
+  return load8(b);
 }
 
 /// The sum of the 8 lanes of v.
