@@ -60,11 +60,11 @@ def check_bench_json(report):
             if not (isinstance(r[key], (int, float)) and math.isfinite(r[key]) and r[key] > 0):
                 raise SystemExit(f"FAIL: bits {r['bits']}: {key} = {r[key]}")
     cq4, fp16 = sorted((r for r in rows if r["threads"] == 1), key=lambda r: r["bits"])
-    # Same matrices, so the same multiply-accumulates; CQ4 stores fewer bytes than binary16, which stores exactly
-    # two bytes per multiply-accumulate.
-    if cq4["macs_per_token"] != fp16["macs_per_token"] or \
-            cq4["weight_bytes_per_token"] >= fp16["weight_bytes_per_token"] or \
-            fp16["weight_bytes_per_token"] != 2 * fp16["macs_per_token"]:
+    # Same matrices, so the same multiply-accumulates; CQ4 stores fewer bytes than binary16, which reads two bytes
+    # per multiply-accumulate plus the float32 norm vectors (under 2 % here; float32 matrices would be 100 % more).
+    macs = fp16["macs_per_token"]
+    if cq4["macs_per_token"] != macs or cq4["weight_bytes_per_token"] >= fp16["weight_bytes_per_token"] or \
+            not 2 * macs < fp16["weight_bytes_per_token"] < 2.04 * macs:
         raise SystemExit(f"FAIL: inconsistent per-token counts: {cq4} vs {fp16}")
 
 
