@@ -31,6 +31,17 @@ inline void tile(const float* x, const Wt* w, float* y) {
     #pragma GCC unroll 16
     for (int b = 0; b < NB; ++b) acc[r][b] = _mm256_setzero_ps();
   for (int c = 0; c < kChunks; ++c) {
+    if constexpr (R < 4) {
+      // Decode streams w once: request the next tile's rows (NB rows on) one 64-byte line per row ahead of use,
+      // which keeps more misses in flight than the hardware prefetchers do on these short row streams.
+      // Prefetches past the end of w are harmless (they never fault).
+      constexpr int kChunksPerLine = static_cast<int>(64 / (8 * sizeof(Wt)));
+      if (c % kChunksPerLine == 0) {
+        #pragma GCC unroll 16
+        for (int b = 0; b < NB; ++b)
+          _mm_prefetch(reinterpret_cast<const char*>(w + (NB + b) * K + 8 * c), _MM_HINT_T0);
+      }
+    }
     __m256 wv[NB];
     #pragma GCC unroll 16
     for (int b = 0; b < NB; ++b) wv[b] = detail::load8(w + b * K + 8 * c);
