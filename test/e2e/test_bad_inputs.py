@@ -83,6 +83,16 @@ def main():
     d = damaged("wrong-shape", wrong_shape)
     expect_error(args, [saguaro, "compile", d, "-o", out], "model.safetensors", "data_offsets span", leaves_no=out)
 
+    # A weight too large for binary16: --bits 16 refuses it naming the tensor (float32 still compiles it).
+    big = "model.layers.0.mlp.down_proj.weight"
+    if header[big]["dtype"] != "F32":
+        raise SystemExit(f"FAIL: expected a float32 {big}, got {header[big]['dtype']}")
+    at = 8 + n + header[big]["data_offsets"][0] + 4 * 5
+    d = damaged("too-big-for-half", raw=blob[:at] + struct.pack("<f", 1.0e5) + blob[at + 4:])
+    expect_error(args, [saguaro, "compile", d, "-o", out, "--bits", "16"], big,
+                 "cannot store in binary16: value 100000.000000 at element 5 does not fit binary16", leaves_no=out)
+    common.run([saguaro, "compile", d, "-o", os.path.join(w, "too-big-f32")], args)
+
     # config.json problems.
     config = json.load(open(os.path.join(hf, "config.json")))
     for tag, change, say in (("missing-field", lambda c: c.pop("hidden_size"), "missing field 'hidden_size'"),
