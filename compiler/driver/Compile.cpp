@@ -300,8 +300,12 @@ llvm::Error saguaro::compileBundle(const CompileOptions &o, const std::string &o
       return fileError(o.model, "compilation failed: " + diagnostics);
   }
   HessianMap hessians;
+  // Hessians feed only the codebook (1-4 bit) weights' error feedback; binary16 weights need none.
   auto quantized = (*module)->getAttrOfType<mlir::DictionaryAttr>("cq.quantized");
-  if (!o.calibration.empty() && quantized && !quantized.empty())
+  bool codebookWeights = quantized && llvm::any_of(quantized, [](mlir::NamedAttribute e) {
+                           return mlir::cast<mlir::IntegerAttr>(e.getValue()).getInt() <= 4;
+                         });
+  if (!o.calibration.empty() && codebookWeights)
     if (auto e = measureHessians(o, o.calibration, hessians))
       return e;
   if (auto e = quantizeWeights(*module, model, hessians, o.damp))
