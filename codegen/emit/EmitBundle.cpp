@@ -348,6 +348,8 @@ llvm::Expected<std::string> saguaro::targetFlags(llvm::StringRef target) {
     return std::string();
   if (target == "x86-avx2")
     return std::string("-mavx2 -mfma -mf16c");
+  if (target == "x86-avx512vnni") // AVX-512 VNNI on ymm: -mavx512vl brings AVX512F with it
+    return std::string("-mavx2 -mfma -mf16c -mavx512vnni -mavx512vl");
   if (target == "aarch64-neon")
     return std::string("-march=armv8-a");
   if (target == "aarch64-dotprod")
@@ -356,7 +358,7 @@ llvm::Expected<std::string> saguaro::targetFlags(llvm::StringRef target) {
     return std::string("-march=armv8.2-a+dotprod+i8mm");
   return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                  "unknown target '" + target.str() +
-                                     "' (generic, x86-avx2, aarch64-neon, aarch64-dotprod, aarch64-i8mm)");
+                                     "' (generic, x86-avx2, x86-avx512vnni, aarch64-neon, aarch64-dotprod, aarch64-i8mm)");
 }
 
 llvm::Error saguaro::emitBundle(ModuleOp module, const BundleInputs &in, llvm::StringRef outDir) {

@@ -34,11 +34,16 @@ int fail(const std::string &message) {
   return 1;
 }
 
-/// x86-avx2 when this machine has AVX2, FMA and F16C (the target's instruction sets), else generic.
+/// The widest x86 target this machine runs: x86-avx512vnni when it also has AVX512F, AVX512VL and AVX512VNNI,
+/// x86-avx2 when it has AVX2, FMA and F16C (the targets' instruction sets), else generic.
 std::string hostTarget() {
 #if defined(__x86_64__)
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c"))
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c")) {
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+        __builtin_cpu_supports("avx512vnni"))
+      return "x86-avx512vnni";
     return "x86-avx2";
+  }
 #endif
   return "generic";
 }

@@ -49,7 +49,7 @@ using namespace saguaro;
 
 namespace {
 const char *kUsage = R"(usage:
-  saguaro compile MODEL -o BUNDLE_DIR [--target generic|x86-avx2|aarch64-neon|aarch64-dotprod|aarch64-i8mm]
+  saguaro compile MODEL -o BUNDLE_DIR [--target generic|x86-avx2|x86-avx512vnni|aarch64-neon|aarch64-dotprod|aarch64-i8mm]
                   [--tokenizer FILE] [--chat-template FILE] [--max-seq N] [--prefill-chunk N]
                   [--bits 1|2|3|4|16|32] [--policy FILE | --bpw B] [--calibration FILE [--damp F]]
                   [--cq-activations i8|f32] [--kv-cache f16|f32] [--hidden-tap LAYER|auto] [--probe PROBE]

@@ -8,53 +8,29 @@ rounding each activation group to 8 bits and the codebook to [-64, 64] is the ap
 import json
 import os
 import shutil
-import struct
 
 import numpy as np
 
 import common
+import llama2c_random
 
-DIM, HIDDEN, LAYERS, HEADS, KV_HEADS, VOCAB, SEQ = 96, 200, 2, 4, 2, 80, 64
+DIMS = llama2c_random.Dims(dim=96, hidden=200, layers=2, heads=4, kv_heads=2, vocab=80, seq=64)
 # Int8 activations round each 8-bit step to ±1/254 of a group's range: a few 1e-3 of the logits' scale after
 # two layers (measured 1.7e-3 to 4.3e-3 of the scale for CQ1-CQ4 here), far below the CQ error itself.
 I8_RTOL = "2e-2"
-LAYER_TENSORS = [("attention_norm", (DIM,)), ("wq", (DIM, DIM)), ("wk", (KV_HEADS * DIM // HEADS, DIM)),
-                 ("wv", (KV_HEADS * DIM // HEADS, DIM)), ("wo", (DIM, DIM)), ("ffn_norm", (DIM,)),
-                 ("w1", (HIDDEN, DIM)), ("w2", (DIM, HIDDEN)), ("w3", (HIDDEN, DIM))]
-
-
-def random_weights():
-    """Named tensors of a random llama2.c model (shared classifier), in Saguaro's importer names."""
-    rng = np.random.default_rng(11)
-    w = {"tok_embeddings": rng.normal(0, 0.5, (VOCAB, DIM)).astype(np.float32)}
-    for l in range(LAYERS):
-        for name, shape in LAYER_TENSORS:
-            scale = 1.0 if len(shape) == 1 else 0.3 / np.sqrt(shape[1])
-            mean = 1.0 if len(shape) == 1 else 0.0
-            w[f"layers.{l}.{name}"] = rng.normal(mean, scale, shape).astype(np.float32)
-    w["norm"] = rng.normal(1.0, 0.1, (DIM,)).astype(np.float32)
-    return w
 
 
 def write_checkpoint(path, w):
-    """run.c's order: embeddings, then each per-layer kind stacked over layers, final norm, RoPE tables."""
-    parts = [w["tok_embeddings"]]
-    for name, _ in LAYER_TENSORS:
-        parts += [w[f"layers.{l}.{name}"] for l in range(LAYERS)]
-    parts += [w["norm"], np.zeros(SEQ * (DIM // HEADS), np.float32)]
-    with open(path, "wb") as f:
-        f.write(struct.pack("<7i", DIM, HIDDEN, LAYERS, HEADS, KV_HEADS, VOCAB, SEQ))
-        for p in parts:
-            f.write(np.ascontiguousarray(p, np.float32).tobytes())
+    llama2c_random.write_checkpoint(path, w, DIMS)
 
 
 def main():
     args = common.parse_args()
-    w = random_weights()
+    w = llama2c_random.random_weights(DIMS, seed=11)
     model = os.path.join(args.work_dir, "model.bin")
     write_checkpoint(model, w)
     ids = os.path.join(args.work_dir, "ids.txt")
-    open(ids, "w").write(" ".join(str((5 * i + 3) % VOCAB) for i in range(40)) + "\n")
+    open(ids, "w").write(" ".join(str((5 * i + 3) % DIMS.vocab) for i in range(40)) + "\n")
     cq_ref, compare = common.reference_script(args, "cq_reference.py"), os.path.join(os.path.dirname(__file__),
                                                                                       "compare_logits.py")
     for bits in (4, 3, 2, 1):
@@ -63,7 +39,7 @@ def main():
         common.run([args.saguaro, "compile", model, "-o", bundle, "--bits", str(bits), "--prefill-chunk", "16",
                     "--cq-activations", "f32", "--kv-cache", "f32"], args)  # the exact format, float32 end to end
         quantized = json.load(open(os.path.join(bundle, "manifest.json")))["quantized"]
-        if len(quantized) != 1 + 7 * LAYERS:
+        if len(quantized) != 1 + 7 * DIMS.layers:
             raise SystemExit(f"FAIL: expected every matrix and the embedding quantized, got {len(quantized)}")
         deq = dict(w)
         for q in quantized:

@@ -1,4 +1,5 @@
 // RUN: saguaro-opt %s --kern-pack-weights=target=x86-avx2 | FileCheck %s --check-prefix=AVX2
+// RUN: saguaro-opt %s --kern-pack-weights=target=x86-avx512vnni | FileCheck %s --check-prefix=AVX2
 // RUN: saguaro-opt %s --kern-pack-weights=target=aarch64-i8mm | FileCheck %s --check-prefix=AVX2
 // RUN: saguaro-opt %s --kern-pack-weights=target=generic | FileCheck %s --check-prefix=GENERIC
 // RUN: saguaro-opt %s --kern-pack-weights=target=x86-avx2 | saguaro-opt | FileCheck %s --check-prefix=AVX2

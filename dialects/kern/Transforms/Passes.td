@@ -54,7 +54,7 @@ def PackWeights : Pass<"kern-pack-weights", "mlir::ModuleOp"> {
     rearranges the codes and norms and manifest.json names each tensor's layout:
 
     - `generic`: `cq-lsb`, the format's own bit stream (the reference kernels read any layout);
-    - `x86-avx2`, `aarch64-neon`, `aarch64-dotprod`, `aarch64-i8mm`: `cq-planar-panel8` — bit planes
+    - `x86-avx2`, `x86-avx512vnni`, `aarch64-neon`, `aarch64-dotprod`, `aarch64-i8mm`: `cq-planar-panel8` — bit planes
       that one vector load, a shift and a mask decode, and rows in panels of 8 so that a kernel
       computing eight outputs reads one sequential stream — when the group size allows full
       planar chunks (64 codes at 4 bits, 128 at 2 and 3 bits, 32 at 1 bit), else `cq-lsb`.
@@ -69,7 +69,7 @@ def PackWeights : Pass<"kern-pack-weights", "mlir::ModuleOp"> {
     ```
   }];
   let options = [Option<"target", "target", "std::string", "\"generic\"",
-                        "generic, x86-avx2, aarch64-neon, aarch64-dotprod or aarch64-i8mm">];
+                        "generic, x86-avx2, x86-avx512vnni, aarch64-neon, aarch64-dotprod or aarch64-i8mm">];
 }
 
 #endif // SAGUARO_KERN_PASSES

@@ -11,9 +11,12 @@
 namespace saguaro::kernels::test {
 namespace {
 
-// On aarch64 the int8 CQ kernels come in three levels and kernels.h selects the highest the target enables
-// (arm64/i8mm > arm64/dotprod > arm64/neon): test that one. test/cross builds these tests once per level.
-#if defined(SAGUARO_KERNELS_ARM64_I8MM)
+// The int8 CQ kernels come in levels and kernels.h selects the highest the target enables: on aarch64
+// arm64/i8mm > arm64/dotprod > arm64/neon (test/cross builds these tests once per level), on x86
+// x86/avx512vnni > x86/avx2 (kernels_avx512vnni_tests, kernels_avx2_tests). Test that one.
+#if defined(SAGUARO_KERNELS_X86_AVX512VNNI)
+namespace isa_i8 = saguaro::kernels::x86_avx512vnni;
+#elif defined(SAGUARO_KERNELS_ARM64_I8MM)
 namespace isa_i8 = saguaro::kernels::arm64_i8mm;
 #elif defined(SAGUARO_KERNELS_ARM64_DOTPROD)
 namespace isa_i8 = saguaro::kernels::arm64_dotprod;

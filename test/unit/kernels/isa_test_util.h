@@ -2,7 +2,8 @@
 // comparisons of an ISA kernel's output with the generic kernel's.
 //
 // Every isa_*_test.cpp is compiled once per ISA with SAGUARO_TEST_ISA naming the kernel namespace under test:
-// x86_avx2 (kernels_avx2_tests, built with -mavx2 -mfma) or arm64_neon (kernels_neon_tests, aarch64). The tests
+// x86_avx2 (kernels_avx2_tests, built with -mavx2 -mfma; kernels_avx512vnni_tests, the same with AVX-512 VNNI,
+// where the int8 CQ kernels come from x86_avx512vnni) or arm64_neon (kernels_neon_tests, aarch64). The tests
 // call that namespace as `isa::`; code specific to one ISA sits under SAGUARO_TEST_X86_AVX2 or
 // SAGUARO_TEST_ARM64_NEON.
 #pragma once
@@ -23,7 +24,16 @@
 
 // kernels.h selects the ISA set from the compiler's target macros; the KernelsHeaderSelectsIsa tests check that it
 // is the one SAGUARO_TEST_ISA names.
-#if defined(SAGUARO_KERNELS_X86_AVX2)
+#if defined(SAGUARO_KERNELS_X86_AVX512VNNI)
+#define SAGUARO_TEST_X86_AVX2 1
+/// Skips the current test on a CPU without the x86-avx512vnni target's extensions (the binary is built with them).
+#define SAGUARO_REQUIRE_ISA()                                                                                   \
+  if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma") || !__builtin_cpu_supports("f16c") || \
+      !__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512vl") ||                            \
+      !__builtin_cpu_supports("avx512vnni")) {                                                                  \
+    GTEST_SKIP() << "this CPU lacks AVX2, FMA, F16C, AVX512F, AVX512VL or AVX512VNNI";                         \
+  }
+#elif defined(SAGUARO_KERNELS_X86_AVX2)
 #define SAGUARO_TEST_X86_AVX2 1
 /// Skips the current test on a CPU without AVX2, FMA and F16C (the binary itself is built with them).
 #define SAGUARO_REQUIRE_ISA()                                                                                   \

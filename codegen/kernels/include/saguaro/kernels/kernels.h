@@ -22,7 +22,7 @@
 #include "saguaro/kernels/generic/rmsnorm.h"
 #include "saguaro/kernels/generic/rope.h"
 
-// x86 with AVX2 and FMA (-mavx2 -mfma, the x86-avx2 target): x86/avx2/*.h.
+// x86 with AVX2 and FMA (-mavx2 -mfma, the x86-avx2 and x86-avx512vnni targets): x86/avx2/*.h.
 #if defined(__AVX2__) && defined(__FMA__)
 #define SAGUARO_KERNELS_X86_AVX2 1
 #include "saguaro/kernels/x86/avx2/activation.h"
@@ -32,6 +32,9 @@
 #include "saguaro/kernels/x86/avx2/matmul.h"
 #include "saguaro/kernels/x86/avx2/rmsnorm.h"
 #include "saguaro/kernels/x86/avx2/rope.h"
+// The int8 CQ kernels also come with AVX-512 VNNI (vpdpbusd on ymm, the x86-avx512vnni target): the header compiles
+// to nothing unless the target enables AVX512VNNI and AVX512VL, and then defines SAGUARO_KERNELS_X86_AVX512VNNI.
+#include "saguaro/kernels/x86/avx512vnni/cq_i8.h"
 // 64-bit ARM (every aarch64 target: ARMv8.0 Advanced SIMD, no SVE/fp16 arithmetic; dotprod/i8mm for the int8 CQ
 // kernels only, below): arm64/neon/*.h.
 // NEON is always on there, so SAGUARO_KERNELS_GENERIC asks for the generic set instead (the generic kernel tests).
@@ -63,8 +66,6 @@ using x86_avx2::attention_f32;
 using x86_avx2::cq_embed_f32;
 using x86_avx2::cq_logits_f32;
 using x86_avx2::cq_matmul_f32;
-using x86_avx2::cq_matmul_i8;
-using x86_avx2::cq_quantize_act_i8;
 using x86_avx2::cq_rotate_f32;
 using x86_avx2::gated_act_f32;
 using x86_avx2::head_rmsnorm_f32;
@@ -75,6 +76,13 @@ using x86_avx2::matmul_f16;
 using x86_avx2::matmul_f32;
 using x86_avx2::rmsnorm_f32;
 using x86_avx2::rope_f32;
+#if defined(SAGUARO_KERNELS_X86_AVX512VNNI)
+using x86_avx512vnni::cq_matmul_i8;
+using x86_avx512vnni::cq_quantize_act_i8;
+#else
+using x86_avx2::cq_matmul_i8;
+using x86_avx2::cq_quantize_act_i8;
+#endif
 #elif defined(SAGUARO_KERNELS_ARM64_NEON)
 using generic::add_f32;
 using generic::embed_f16;

@@ -73,10 +73,15 @@ inline __m256i codebook_lut(const float* codebook, float* scb) {
   return _mm256_broadcastsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(t)));
 }
 
-/// d += the int32 pair sums of w (unsigned bytes) times a (signed bytes).
-inline __m256i dot_add(__m256i d, __m256i w, __m256i a) {
-  return _mm256_add_epi32(d, _mm256_madd_epi16(_mm256_maddubs_epi16(w, a), _mm256_set1_epi16(1)));
-}
+/// The AVX2 products: d += the sums of four adjacent products w·a of unsigned bytes w and signed bytes a, per
+/// int32 lane — vpmaddubsw (pairs to int16, exact here), vpmaddwd against ones (pairs to int32), vpaddd. The
+/// kernels below take the product step as a parameter `Ops` (Ops::dot), so that x86/avx512vnni/cq_i8.h can run
+/// the same decoding and tiling with one vpdpbusd, which computes the same sums.
+struct Avx2Ops {
+  static inline __m256i dot(__m256i d, __m256i w, __m256i a) {
+    return _mm256_add_epi32(d, _mm256_madd_epi16(_mm256_maddubs_epi16(w, a), _mm256_set1_epi16(1)));
+  }
+};
 
 /// Lane i = sum of the lanes of d[i], for eight int32 accumulators.
 inline __m256i hsum8_epi32(const __m256i* d) {
@@ -129,7 +134,7 @@ template <int K, int Bits, int Layout>
 constexpr int kRowStride = cq::panel_rows(Layout) == 1 ? cq::row_code_bytes(K, Bits) : cq::group_code_bytes(K, Bits);
 
 /// Decode: y[n0 … n0+NB) of one activation row, NB = 8 or 1, streaming the codes.
-template <int K, int N, int Bits, int Layout, int NB>
+template <int K, int N, int Bits, int Layout, int NB, class Ops>
 inline void gemv_tile(const ActRow<K>& x, const uint8_t* codes, const uint16_t* norms, int64_t n0, __m256i lut,
                       float scb, float* y) {
   constexpr int g = cq::group_size(K);
@@ -156,7 +161,7 @@ inline void gemv_tile(const ActRow<K>& x, const uint8_t* codes, const uint16_t* 
       const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.q + j * g + 32 * u));
       #pragma GCC unroll 8
       for (int b = 0; b < NB; ++b)
-        d[b] = dot_add(d[b], _mm256_shuffle_epi8(lut, code_indices<Bits>(cj + b * kStride, u)), a);
+        d[b] = Ops::dot(d[b], _mm256_shuffle_epi8(lut, code_indices<Bits>(cj + b * kStride, u)), a);
     }
     const float cs = x.scale[j] * scb;
     if constexpr (NB == 8) {
@@ -177,7 +182,7 @@ inline void gemv_tile(const ActRow<K>& x, const uint8_t* codes, const uint16_t* 
 
 /// Prefill: weight rows [n0, n0+4) (one panel) decoded into w (4 rows of padded_k(K) bytes, qcb + 64), applied to
 /// all rows.
-template <int K, int N, int Bits, int Layout>
+template <int K, int N, int Bits, int Layout, class Ops>
 inline void gemm_block(int32_t rows, const void* xq, const uint8_t* codes, const uint16_t* norms, int64_t n0,
                        __m256i lut, float scb, uint8_t* w, float* y) {
   constexpr int g = cq::group_size(K);
@@ -211,8 +216,8 @@ inline void gemm_block(int32_t rows, const void* xq, const uint8_t* codes, const
         #pragma GCC unroll 4
         for (int b = 0; b < 4; ++b) {
           const __m256i wb = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + b * Kp + k));
-          d[b] = dot_add(d[b], wb, a0);
-          d[4 + b] = dot_add(d[4 + b], wb, a1);
+          d[b] = Ops::dot(d[b], wb, a0);
+          d[4 + b] = Ops::dot(d[4 + b], wb, a1);
         }
       }
       const __m256i offset = _mm256_setr_m128i(_mm_set1_epi32(64 * x0.sum[j]), _mm_set1_epi32(64 * x1.sum[j]));
@@ -238,13 +243,47 @@ inline void gemm_block(int32_t rows, const void* xq, const uint8_t* codes, const
         const __m256i a0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x0.q + k));
         #pragma GCC unroll 4
         for (int b = 0; b < 4; ++b)
-          d[b] = dot_add(d[b], _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + b * Kp + k)), a0);
+          d[b] = Ops::dot(d[b], _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + b * Kp + k)), a0);
       }
       const __m128i dots = _mm_sub_epi32(hsum4_epi32(d), _mm_set1_epi32(64 * x0.sum[j]));
       const __m128 t = _mm_mul_ps(_mm_set1_ps(x0.scale[j] * scb), _mm_cvtepi32_ps(dots));
       acc = _mm_add_ps(acc, _mm_mul_ps(_mm_loadu_ps(sigT + 4 * j), t));
     }
     _mm_storeu_ps(y + static_cast<int64_t>(r) * N + n0, acc);
+  }
+}
+
+/// y = the integer codebook matmul with the products of `Ops` (generic::cq_matmul_i8's contract and result).
+template <int K, int N, int Bits, int Layout, class Ops>
+inline void matmul_or_generic(int32_t rows, const void* xq, const void* codes, const void* norms,
+                              const void* codebook, float* y, const Parallel* par) {
+  constexpr int g = cq::group_size(K);
+  if constexpr (!kVectorDecode<g, Bits, Layout>) {
+    generic::cq_matmul_i8<K, N, Bits, Layout>(rows, xq, codes, norms, codebook, y, par);
+  } else {
+    const uint8_t* c = static_cast<const uint8_t*>(codes);
+    const uint16_t* nrm = static_cast<const uint16_t*>(norms);
+    float scb;
+    const __m256i lut = codebook_lut<Bits>(static_cast<const float*>(codebook), &scb);
+    // Each thread takes a range of output columns that starts on a panel (8 rows).
+    parallel_ranges(par, N, 8, int64_t{rows} * N * K, [&](int64_t n0, int64_t n1) {
+      if (rows < 4) {
+        for (int32_t r = 0; r < rows; ++r) {
+          const ActRow<K> x(xq, r);
+          float* yr = y + static_cast<int64_t>(r) * N;
+          int64_t n = n0;
+          for (; n + 8 <= n1; n += 8) gemv_tile<K, N, Bits, Layout, 8, Ops>(x, c, nrm, n, lut, scb, yr);
+          for (; n < n1; ++n) gemv_tile<K, N, Bits, Layout, 1, Ops>(x, c, nrm, n, lut, scb, yr);
+        }
+        return;
+      }
+      alignas(32) uint8_t w[4 * cq::padded_k(K)];
+      int64_t n = n0;
+      for (; n + 4 <= n1; n += 4) gemm_block<K, N, Bits, Layout, Ops>(rows, xq, c, nrm, n, lut, scb, w, y);
+      for (; n < n1; ++n)
+        for (int32_t r = 0; r < rows; ++r)
+          gemv_tile<K, N, Bits, Layout, 1, Ops>(ActRow<K>(xq, r), c, nrm, n, lut, scb, y + static_cast<int64_t>(r) * N);
+    });
   }
 }
 
@@ -296,35 +335,8 @@ inline void cq_quantize_act_i8(int32_t rows, const float* xr, void* xq) {
 template <int K, int N, int Bits, int Layout>
 inline void cq_matmul_i8(int32_t rows, const void* xq, const void* codes, const void* norms, const void* codebook,
                          float* y, const Parallel* par = nullptr) {
-  constexpr int g = cq::group_size(K);
-  if constexpr (!cq_i8_detail::kVectorDecode<g, Bits, Layout>) {
-    generic::cq_matmul_i8<K, N, Bits, Layout>(rows, xq, codes, norms, codebook, y, par);
-  } else {
-    const uint8_t* c = static_cast<const uint8_t*>(codes);
-    const uint16_t* nrm = static_cast<const uint16_t*>(norms);
-    float scb;
-    const __m256i lut = cq_i8_detail::codebook_lut<Bits>(static_cast<const float*>(codebook), &scb);
-    // Each thread takes a range of output columns that starts on a panel (8 rows).
-    parallel_ranges(par, N, 8, int64_t{rows} * N * K, [&](int64_t n0, int64_t n1) {
-      if (rows < 4) {
-        for (int32_t r = 0; r < rows; ++r) {
-          const cq_i8_detail::ActRow<K> x(xq, r);
-          float* yr = y + static_cast<int64_t>(r) * N;
-          int64_t n = n0;
-          for (; n + 8 <= n1; n += 8) cq_i8_detail::gemv_tile<K, N, Bits, Layout, 8>(x, c, nrm, n, lut, scb, yr);
-          for (; n < n1; ++n) cq_i8_detail::gemv_tile<K, N, Bits, Layout, 1>(x, c, nrm, n, lut, scb, yr);
-        }
-        return;
-      }
-      alignas(32) uint8_t w[4 * cq::padded_k(K)];
-      int64_t n = n0;
-      for (; n + 4 <= n1; n += 4) cq_i8_detail::gemm_block<K, N, Bits, Layout>(rows, xq, c, nrm, n, lut, scb, w, y);
-      for (; n < n1; ++n)
-        for (int32_t r = 0; r < rows; ++r)
-          cq_i8_detail::gemv_tile<K, N, Bits, Layout, 1>(cq_i8_detail::ActRow<K>(xq, r), c, nrm, n, lut, scb,
-                                                         y + static_cast<int64_t>(r) * N);
-    });
-  }
+  cq_i8_detail::matmul_or_generic<K, N, Bits, Layout, cq_i8_detail::Avx2Ops>(rows, xq, codes, norms, codebook, y,
+                                                                             par);
 }
 
 }  // namespace saguaro::kernels::x86_avx2

@@ -1,0 +1,44 @@
+// Codebook-quantized (CQ) kernels on int8 activations with AVX-512 VNNI on 256-bit vectors (the x86-avx512vnni
+// target: AVX2 + AVX512F/VL/VNNI, e.g. AMD Zen 4, Intel Ice Lake and later Xeons). Contracts and numerics:
+// generic/cq_i8.h; bit for bit equal to it.
+//
+// vpdpbusd adds the four products w·a of unsigned bytes w and signed bytes a into each int32 lane, exactly — what
+// vpmaddubsw + vpmaddwd + vpaddd compute in x86/avx2/cq_i8.h (whose |pair sums| never saturate), in one instruction
+// instead of three, two of them on the multiply pipes. Decoding, tiling and the float steps are
+// x86/avx2/cq_i8.h's; activation quantization has no products, so the AVX2 one serves. Only ymm registers are
+// used. Compiled only when the target enables AVX512VNNI and AVX512VL; kernels.h then selects these kernels.
+#pragma once
+
+#include "saguaro/kernels/x86/avx2/cq_i8.h"
+
+#if defined(__AVX512VNNI__) && defined(__AVX512VL__)
+#define SAGUARO_KERNELS_X86_AVX512VNNI 1
+
+#include <immintrin.h>
+
+#include <cstdint>
+
+namespace saguaro::kernels::x86_avx512vnni {
+
+namespace cq_i8_detail {
+
+/// The VNNI product step: d += the sums of four adjacent products w·a (vpdpbusd, no saturation).
+struct VnniOps {
+  static inline __m256i dot(__m256i d, __m256i w, __m256i a) { return _mm256_dpbusd_epi32(d, w, a); }
+};
+
+}  // namespace cq_i8_detail
+
+using x86_avx2::cq_quantize_act_i8;
+
+/// y = the integer codebook matmul of quantized activations (contract of generic::cq_matmul_i8, same result).
+template <int K, int N, int Bits, int Layout>
+inline void cq_matmul_i8(int32_t rows, const void* xq, const void* codes, const void* norms, const void* codebook,
+                         float* y, const Parallel* par = nullptr) {
+  x86_avx2::cq_i8_detail::matmul_or_generic<K, N, Bits, Layout, cq_i8_detail::VnniOps>(rows, xq, codes, norms,
+                                                                                       codebook, y, par);
+}
+
+}  // namespace saguaro::kernels::x86_avx512vnni
+
+#endif  // __AVX512VNNI__ && __AVX512VL__
