@@ -1,8 +1,8 @@
 // `saguaro_bundle BUNDLE --bench`: prefill/decode speed of the bundle, and in the same process the two limits they
 // are judged against: streaming read bandwidth (decode reads every weight once per token) and the int8
 // multiply-accumulate peak of the widest int8 dot-product instructions the machine offers (prefill is compute bound).
-// The limits are measured with the same threads as the model: every pool thread streams its own part of the buffer,
-// or runs its own copy of the MAC loop, at the same time.
+// The limits are measured with the same threads as the model: the pool's threads stream the buffer in chunks they
+// claim as the kernels do (kernels::parallel_ranges), or each runs its own copy of the MAC loop, at the same time.
 #include "bench.h"
 
 #include <sys/stat.h>
@@ -200,7 +200,6 @@ MacKernel widest_mac_kernel(const char** isa) {
 
 // Best of several ~0.2 s runs (one copy of the loop per thread of `par`, all at once), in 1e9 int8 MACs per second.
 double mac_peak_gops(MacKernel kernel, const kernels::Parallel* par) {
-  const int64_t threads = par ? par->threads : 1;
   volatile int32_t sink = 0;
   int32_t r = 0;
   uint64_t iters = 1 << 16;
@@ -214,12 +213,10 @@ double mac_peak_gops(MacKernel kernel, const kernels::Parallel* par) {
   for (int k = 0; k < 5; ++k) {
     std::atomic<uint64_t> macs{0};
     const double t0 = now_s();
-    kernels::parallel_ranges(par, threads, 1, kernels::kMinParallelWork, [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) {
-        int32_t out = 0;
-        macs.fetch_add(kernel(iters, &out), std::memory_order_relaxed);
-        (void)out;  // written through a pointer the compiler cannot see into
-      }
+    kernels::parallel_threads(par, [&](int32_t) {
+      int32_t out = 0;
+      macs.fetch_add(kernel(iters, &out), std::memory_order_relaxed);
+      (void)out;  // written through a pointer the compiler cannot see into
     });
     best = std::max(best, static_cast<double>(macs.load()) / (now_s() - t0) / 1e9);
     sink = sink + r;
