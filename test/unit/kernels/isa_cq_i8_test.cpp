@@ -63,7 +63,7 @@ void CheckMatmul() {
   }
   std::vector<float> cb(1 << Bits);
   for (auto& c : cb) c = std::uniform_real_distribution<float>(-0.3f, 0.3f)(gen);
-  for (int rows : {1, 2, 3, 4, 5, 8, 17}) {
+  for (int rows : {1, 2, 3, 4, 5, 6, 7, 8, 17}) {
     SCOPED_TRACE(testing::Message() << "rows " << rows);
     std::vector<float> x(rows * cq::padded_k(K));
     for (auto& v : x) v = std::normal_distribution<float>(0.0f, 1.0f)(gen);

@@ -6,9 +6,11 @@
 // those by the signed activations (|pair sum| <= 2·128·127 < 2^15: it never saturates); vpmaddwd widens to int32.
 // The offset comes back out per group: Σ (w + 64)·q − 64·Σ q = Σ w·q, exactly.
 //
-// Decode (fewer than 4 rows) streams the codes once, eight weight rows at a time. Prefill decodes four weight rows
-// into an L1 buffer of bytes once and applies them to the activation rows two at a time, so that the multiplies,
-// not the decoding, set the pace. Layouts or group sizes without a vector decoder here go to the generic kernel.
+// Decode (fewer than 4 rows) streams the codes once, eight weight rows at a time. Prefill decodes a panel of eight
+// weight rows (two when the range allows) once into a buffer in the dot-product layout — four bytes of each of the
+// eight rows per 32-byte vector — and applies it to the activation rows four at a time: a broadcast of four
+// activation bytes times one vector gives the partial dots of all eight rows, so neither the decoding nor
+// horizontal sums set the pace, the multiplies do. Layouts or group sizes without a vector decoder here go to the generic kernel.
 #pragma once
 
 // This ISA set has its own int8 CQ kernels (isa_cq_i8_test.cpp checks them).
@@ -90,12 +92,6 @@ inline __m256i hsum8_epi32(const __m256i* d) {
   return _mm256_add_epi32(_mm256_permute2x128_si256(q0, q1, 0x20), _mm256_permute2x128_si256(q0, q1, 0x31));
 }
 
-/// Lane i = sum of the lanes of d[i], for four int32 accumulators.
-inline __m128i hsum4_epi32(const __m256i* d) {
-  const __m256i q = _mm256_hadd_epi32(_mm256_hadd_epi32(d[0], d[1]), _mm256_hadd_epi32(d[2], d[3]));
-  return _mm_add_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
-}
-
 inline int32_t hsum_epi32(__m256i d) {
   const __m128i s = _mm_add_epi32(_mm256_castsi256_si128(d), _mm256_extracti128_si256(d, 1));
   const __m128i t = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4E));
@@ -108,6 +104,7 @@ struct ActRow {
   const int8_t* q;
   const float* scale;
   const int32_t* sum;
+  ActRow() = default;
   explicit ActRow(const void* xq, int64_t r) {
     const uint8_t* row = static_cast<const uint8_t*>(xq) + r * cq::act_row_bytes(K);
     q = reinterpret_cast<const int8_t*>(row);
@@ -180,77 +177,128 @@ inline void gemv_tile(const ActRow<K>& x, const uint8_t* codes, const uint16_t* 
   }
 }
 
-/// Prefill: weight rows [n0, n0+4) (one panel) decoded into w (4 rows of padded_k(K) bytes, qcb + 64), applied to
-/// all rows.
-template <int K, int N, int Bits, int Layout, class Ops>
-inline void gemm_block(int32_t rows, const void* xq, const uint8_t* codes, const uint16_t* norms, int64_t n0,
-                       __m256i lut, float scb, uint8_t* w, float* y) {
+/// The 8×8 transpose of 32-bit lanes: afterwards v[q] holds lane q of the old v[0], …, v[7], in that order.
+inline void transpose8_epi32(__m256i* v) {
+  __m256i t[8], s[8];
+  for (int i = 0; i < 8; i += 2) {
+    t[i] = _mm256_unpacklo_epi32(v[i], v[i + 1]);
+    t[i + 1] = _mm256_unpackhi_epi32(v[i], v[i + 1]);
+  }
+  for (int i = 0; i < 8; i += 4) {
+    s[i] = _mm256_unpacklo_epi64(t[i], t[i + 2]);
+    s[i + 1] = _mm256_unpackhi_epi64(t[i], t[i + 2]);
+    s[i + 2] = _mm256_unpacklo_epi64(t[i + 1], t[i + 3]);
+    s[i + 3] = _mm256_unpackhi_epi64(t[i + 1], t[i + 3]);
+  }
+  for (int q = 0; q < 4; ++q) {
+    v[q] = _mm256_permute2x128_si256(s[q], s[q + 4], 0x20);
+    v[q + 4] = _mm256_permute2x128_si256(s[q], s[q + 4], 0x31);
+  }
+}
+
+/// Prefill weights: rows [n0, n0+8) decoded once into w in the dot-product layout — vector k/4 holds bytes
+/// k…k+3 (qcb + 64) of each of the 8 rows, row b in lane b — for padded_k(K)/4 vectors.
+template <int K, int N, int Bits, int Layout>
+inline void decode_panel(const uint8_t* codes, int64_t n0, __m256i lut, __m256i* w) {
   constexpr int g = cq::group_size(K);
   constexpr int G = cq::groups(K);
-  constexpr int Kp = cq::padded_k(K);
   constexpr int kGroupBytes = cq::group_code_bytes(K, Bits);
   constexpr int kStride = kRowStride<K, Bits, Layout>;
   for (int j = 0; j < G; ++j) {
     const uint8_t* cj = codes + cq::group_index(n0, j, N, G, Layout) * kGroupBytes;
-    for (int b = 0; b < 4; ++b)
-      #pragma GCC unroll 4
-      for (int u = 0; u < g / 32; ++u)
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(w + b * Kp + j * g + 32 * u),
-                            _mm256_shuffle_epi8(lut, code_indices<Bits>(cj + b * kStride, u)));
-  }
-  float sigT[G * 4];
-  norms_transposed<N, G, 4, Layout>(norms, n0, sigT);
-  int32_t r = 0;
-  for (; r + 2 <= rows; r += 2) {
-    const ActRow<K> x0(xq, r), x1(xq, r + 1);
-    __m256 acc = _mm256_setzero_ps();  // lanes: row r columns n0…n0+3, then row r+1
-    for (int j = 0; j < G; ++j) {
-      __m256i d[8];
+    for (int u = 0; u < g / 32; ++u) {
+      __m256i v[8];
       #pragma GCC unroll 8
-      for (int o = 0; o < 8; ++o) d[o] = _mm256_setzero_si256();
-      #pragma GCC unroll 4
-      for (int u = 0; u < g / 32; ++u) {
-        const int k = j * g + 32 * u;
-        const __m256i a0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x0.q + k));
-        const __m256i a1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x1.q + k));
-        #pragma GCC unroll 4
-        for (int b = 0; b < 4; ++b) {
-          const __m256i wb = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + b * Kp + k));
-          d[b] = Ops::dot(d[b], wb, a0);
-          d[4 + b] = Ops::dot(d[4 + b], wb, a1);
-        }
-      }
-      const __m256i offset = _mm256_setr_m128i(_mm_set1_epi32(64 * x0.sum[j]), _mm_set1_epi32(64 * x1.sum[j]));
-      const __m256i dots = _mm256_sub_epi32(hsum8_epi32(d), offset);
-      const __m256 cs = _mm256_setr_m128(_mm_set1_ps(x0.scale[j] * scb), _mm_set1_ps(x1.scale[j] * scb));
-      const __m256 t = _mm256_mul_ps(cs, _mm256_cvtepi32_ps(dots));
-      const __m256 sig = _mm256_broadcast_ps(reinterpret_cast<const __m128*>(sigT + 4 * j));
-      acc = _mm256_add_ps(acc, _mm256_mul_ps(sig, t));
+      for (int b = 0; b < 8; ++b) v[b] = _mm256_shuffle_epi8(lut, code_indices<Bits>(cj + b * kStride, u));
+      transpose8_epi32(v);
+      #pragma GCC unroll 8
+      for (int q = 0; q < 8; ++q) _mm256_store_si256(w + (j * g + 32 * u) / 4 + q, v[q]);
     }
-    _mm_storeu_ps(y + static_cast<int64_t>(r) * N + n0, _mm256_castps256_ps128(acc));
-    _mm_storeu_ps(y + static_cast<int64_t>(r + 1) * N + n0, _mm256_extractf128_ps(acc, 1));
   }
-  if (r < rows) {
-    const ActRow<K> x0(xq, r);
-    __m128 acc = _mm_setzero_ps();
-    for (int j = 0; j < G; ++j) {
-      __m256i d[4];
+}
+
+/// Prefill products: activation rows [r0, r0+R) times P decoded panels w[p] (decode_panel; rows n0 + 8p …),
+/// into y. One broadcast of four activation bytes times one vector of a panel gives the partial dots of all 8 rows
+/// at once, so no horizontal sums are needed; the float steps per group are generic::cq_matmul_i8's, lane by lane.
+template <int K, int N, int P, int R, class Ops>
+inline void gemm_panels(const void* xq, int32_t r0, const __m256i* const* w, const float* const* sigT, float scb,
+                        int64_t n0, float* y) {
+  constexpr int g = cq::group_size(K);
+  constexpr int G = cq::groups(K);
+  ActRow<K> x[R];
+  for (int r = 0; r < R; ++r) x[r] = ActRow<K>(xq, r0 + r);
+  __m256 acc[P * R];
+  #pragma GCC unroll 8
+  for (int i = 0; i < P * R; ++i) acc[i] = _mm256_setzero_ps();
+  for (int j = 0; j < G; ++j) {
+    __m256i d[P * R];
+    #pragma GCC unroll 8
+    for (int i = 0; i < P * R; ++i) d[i] = _mm256_setzero_si256();
+    #pragma GCC unroll 4
+    for (int k = j * g; k < (j + 1) * g; k += 4) {
+      __m256i wk[P];
+      #pragma GCC unroll 2
+      for (int p = 0; p < P; ++p) wk[p] = _mm256_load_si256(w[p] + k / 4);
       #pragma GCC unroll 4
-      for (int b = 0; b < 4; ++b) d[b] = _mm256_setzero_si256();
-      #pragma GCC unroll 4
-      for (int u = 0; u < g / 32; ++u) {
-        const int k = j * g + 32 * u;
-        const __m256i a0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x0.q + k));
-        #pragma GCC unroll 4
-        for (int b = 0; b < 4; ++b)
-          d[b] = Ops::dot(d[b], _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + b * Kp + k)), a0);
+      for (int r = 0; r < R; ++r) {
+        int32_t quad;
+        std::memcpy(&quad, x[r].q + k, 4);
+        const __m256i a = _mm256_set1_epi32(quad);
+        #pragma GCC unroll 2
+        for (int p = 0; p < P; ++p) d[p * R + r] = Ops::dot(d[p * R + r], wk[p], a);
       }
-      const __m128i dots = _mm_sub_epi32(hsum4_epi32(d), _mm_set1_epi32(64 * x0.sum[j]));
-      const __m128 t = _mm_mul_ps(_mm_set1_ps(x0.scale[j] * scb), _mm_cvtepi32_ps(dots));
-      acc = _mm_add_ps(acc, _mm_mul_ps(_mm_loadu_ps(sigT + 4 * j), t));
     }
-    _mm_storeu_ps(y + static_cast<int64_t>(r) * N + n0, acc);
+    #pragma GCC unroll 4
+    for (int r = 0; r < R; ++r) {
+      const __m256 cs = _mm256_set1_ps(x[r].scale[j] * scb);
+      const __m256i offset = _mm256_set1_epi32(64 * x[r].sum[j]);
+      #pragma GCC unroll 2
+      for (int p = 0; p < P; ++p) {
+        const __m256 t = _mm256_mul_ps(cs, _mm256_cvtepi32_ps(_mm256_sub_epi32(d[p * R + r], offset)));
+        acc[p * R + r] = _mm256_add_ps(acc[p * R + r], _mm256_mul_ps(_mm256_loadu_ps(sigT[p] + 8 * j), t));
+      }
+    }
   }
+  for (int r = 0; r < R; ++r)
+    for (int p = 0; p < P; ++p) _mm256_storeu_ps(y + static_cast<int64_t>(r0 + r) * N + n0 + 8 * p, acc[p * R + r]);
+}
+
+/// Prefill: weight rows [n0, n0+8P) (P full panels of 8) applied to all activation rows, four at a time.
+template <int K, int N, int Bits, int Layout, int P, class Ops>
+inline void gemm_block(int32_t rows, const void* xq, const uint8_t* codes, const uint16_t* norms, int64_t n0,
+                       __m256i lut, float scb, __m256i* w, float* y) {
+  constexpr int G = cq::groups(K);
+  constexpr int kVectors = cq::padded_k(K) / 4;
+  float sig[P][G * 8];
+  const __m256i* wp[P];
+  const float* sp[P];
+  for (int p = 0; p < P; ++p) {
+    decode_panel<K, N, Bits, Layout>(codes, n0 + 8 * p, lut, w + p * kVectors);
+    norms_transposed<N, G, 8, Layout>(norms, n0 + 8 * p, sig[p]);
+    wp[p] = w + p * kVectors, sp[p] = sig[p];
+  }
+  int32_t r = 0;
+  for (; r + 4 <= rows; r += 4) gemm_panels<K, N, P, 4, Ops>(xq, r, wp, sp, scb, n0, y);
+  switch (rows - r) {
+    case 3: gemm_panels<K, N, P, 3, Ops>(xq, r, wp, sp, scb, n0, y); break;
+    case 2: gemm_panels<K, N, P, 2, Ops>(xq, r, wp, sp, scb, n0, y); break;
+    case 1: gemm_panels<K, N, P, 1, Ops>(xq, r, wp, sp, scb, n0, y); break;
+    default: break;
+  }
+}
+
+/// Prefill: output columns [n0, n1) of all rows. Kept out of line: inlined into the caller beside the decode loop,
+/// its 2-panel buffer and code made GCC compile the decode tiles 40 % slower.
+template <int K, int N, int Bits, int Layout, class Ops>
+__attribute__((noinline)) void gemm_range(int32_t rows, const void* xq, const uint8_t* c, const uint16_t* nrm,
+                                          int64_t n0, int64_t n1, __m256i lut, float scb, float* y) {
+  __m256i w[2 * cq::padded_k(K) / 4];  // two decoded panels
+  int64_t n = n0;
+  for (; n + 16 <= n1; n += 16) gemm_block<K, N, Bits, Layout, 2, Ops>(rows, xq, c, nrm, n, lut, scb, w, y);
+  for (; n + 8 <= n1; n += 8) gemm_block<K, N, Bits, Layout, 1, Ops>(rows, xq, c, nrm, n, lut, scb, w, y);
+  for (; n < n1; ++n)
+    for (int32_t r = 0; r < rows; ++r)
+      gemv_tile<K, N, Bits, Layout, 1, Ops>(ActRow<K>(xq, r), c, nrm, n, lut, scb, y + static_cast<int64_t>(r) * N);
 }
 
 /// y = the integer codebook matmul with the products of `Ops` (generic::cq_matmul_i8's contract and result).
@@ -277,12 +325,7 @@ inline void matmul_or_generic(int32_t rows, const void* xq, const void* codes, c
         }
         return;
       }
-      alignas(32) uint8_t w[4 * cq::padded_k(K)];
-      int64_t n = n0;
-      for (; n + 4 <= n1; n += 4) gemm_block<K, N, Bits, Layout, Ops>(rows, xq, c, nrm, n, lut, scb, w, y);
-      for (; n < n1; ++n)
-        for (int32_t r = 0; r < rows; ++r)
-          gemv_tile<K, N, Bits, Layout, 1, Ops>(ActRow<K>(xq, r), c, nrm, n, lut, scb, y + static_cast<int64_t>(r) * N);
+      gemm_range<K, N, Bits, Layout, Ops>(rows, xq, c, nrm, n0, n1, lut, scb, y);
     });
   }
 }
