@@ -3,6 +3,7 @@
 // multiply-accumulate peak of the widest int8 dot-product instructions the machine offers (prefill is compute bound).
 // The limits are measured with the same threads as the model: the pool's threads stream the buffer in chunks they
 // claim as the kernels do (kernels::parallel_ranges), or each runs its own copy of the MAC loop, at the same time.
+// The read rate is measured right before every decode run and each run is judged against its own.
 #include "bench.h"
 
 #include <sys/stat.h>
@@ -43,10 +44,15 @@ double now_s() {
   return duration<double>(steady_clock::now().time_since_epoch()).count();
 }
 
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
 // Times `run` up to kMaxRuns times, stopping early once kMinRuns ran and kBudgetSeconds passed (or after
-// kHardBudgetSeconds for large models); returns the median duration and the number of runs.
+// kHardBudgetSeconds for large models); returns the durations in run order.
 template <class F>
-double median_seconds(F run, int* runs) {
+std::vector<double> time_runs(F run) {
   std::vector<double> t;
   const double start = now_s();
   while (static_cast<int>(t.size()) < kMaxRuns) {
@@ -54,9 +60,7 @@ double median_seconds(F run, int* runs) {
     const double spent = now_s() - start;
     if ((static_cast<int>(t.size()) >= kMinRuns && spent > kBudgetSeconds) || spent > kHardBudgetSeconds) break;
   }
-  std::sort(t.begin(), t.end());
-  *runs = static_cast<int>(t.size());
-  return t.size() % 2 ? t[t.size() / 2] : 0.5 * (t[t.size() / 2 - 1] + t[t.size() / 2]);
+  return t;
 }
 
 // --- read bandwidth -----------------------------------------------------------------------------------------------
@@ -69,27 +73,38 @@ uint64_t read_sum(const uint64_t* p, uint64_t words) {
   return s[0] + s[1] + s[2] + s[3] + s[4] + s[5] + s[6] + s[7];
 }
 
-// Best of several streaming read passes over kBandwidthBytes (split over the threads of `par`), in GB/s (1e9 bytes).
-double read_bandwidth_gbs(const kernels::Parallel* par) {
-  const uint64_t words = kBandwidthBytes / 8;
-  std::unique_ptr<uint64_t, decltype(&std::free)> buf(static_cast<uint64_t*>(std::aligned_alloc(64, kBandwidthBytes)),
-                                                      &std::free);
-  if (!buf) throw std::runtime_error("cannot allocate the bandwidth buffer");
-  for (uint64_t i = 0; i < words; ++i) buf.get()[i] = i;  // touch every page before timing
-  volatile uint64_t sink = 0;
-  double best = 0;
-  for (int r = 0; r < 5; ++r) {
-    std::atomic<uint64_t> sum{0};
-    const double t0 = now_s();
-    const auto n = static_cast<int64_t>(words);
-    kernels::parallel_ranges(par, n, 4096, n, [&](int64_t b, int64_t e) {
-      sum.fetch_add(read_sum(buf.get() + b, static_cast<uint64_t>(e - b)), std::memory_order_relaxed);
-    });
-    best = std::max(best, static_cast<double>(kBandwidthBytes) / (now_s() - t0) / 1e9);
-    sink = sink + sum.load();
+// A buffer far larger than any last-level cache, and the read rate over it with the threads of `par` (chunks
+// claimed as the kernels claim theirs, kernels::parallel_ranges).
+class ReadBandwidth {
+ public:
+  ReadBandwidth() : buf_(static_cast<uint64_t*>(std::aligned_alloc(64, kBandwidthBytes)), &std::free) {
+    if (!buf_) throw std::runtime_error("cannot allocate the bandwidth buffer");
+    for (uint64_t i = 0; i < kWords; ++i) buf_.get()[i] = i;  // touch every page before timing
   }
-  return best;
-}
+
+  /// Bytes read per second (GB/s, 1e9 bytes) averaged over whole passes for at least `seconds`.
+  double average_gbs(const kernels::Parallel* par, double seconds) {
+    uint64_t bytes = 0;
+    const double t0 = now_s();
+    double t = t0;
+    do {
+      std::atomic<uint64_t> sum{0};
+      const auto n = static_cast<int64_t>(kWords);
+      kernels::parallel_ranges(par, n, 4096, n, [&](int64_t b, int64_t e) {
+        sum.fetch_add(read_sum(buf_.get() + b, static_cast<uint64_t>(e - b)), std::memory_order_relaxed);
+      });
+      sink_ = sink_ + sum.load();
+      bytes += kBandwidthBytes;
+      t = now_s();
+    } while (t - t0 < seconds);
+    return static_cast<double>(bytes) / (t - t0) / 1e9;
+  }
+
+ private:
+  static constexpr uint64_t kWords = kBandwidthBytes / 8;
+  std::unique_ptr<uint64_t, decltype(&std::free)> buf_;
+  volatile uint64_t sink_ = 0;
+};
 
 // --- int8 multiply-accumulate peak --------------------------------------------------------------------------------
 // Each kernel runs `iters` iterations of register-resident int8 dot products on independent accumulators and
@@ -275,8 +290,10 @@ int run_bench(const std::string& bundle, const std::string& out_path, int32_t th
   model->set_threads(threads);
   const kernels::Parallel* par = static_cast<const kernels::Parallel*>(model->state().parallel);
 
-  // Limits first, while the model's pages are cold and nothing else competes for the caches.
-  const double bandwidth = read_bandwidth_gbs(par);
+  // The read rate is measured right before each decode run, averaged over about as long as the run takes, and each
+  // run is judged against its own: on a shared machine the rate drifts by a quarter within a minute, and a best
+  // pass measured once would compare the best moment against typical ones.
+  ReadBandwidth reader;
   const char* isa = nullptr;
   const double mac_peak = mac_peak_gops(widest_mac_kernel(&isa), par);
 
@@ -292,37 +309,45 @@ int run_bench(const std::string& bundle, const std::string& out_path, int32_t th
                             logits.data(), false);
     return now_s() - t0;
   };
+  std::vector<double> decode_bandwidths;  // GB/s before each decode run, in order
+  double last_decode_s = 1.0;
   auto decode = [&] {
     prefill();
+    decode_bandwidths.push_back(reader.average_gbs(par, std::min(last_decode_s, 1.0)));
     const double t0 = now_s();
     for (int32_t i = 0; i < kDecodeTokens; ++i) {
       const int32_t token = static_cast<int32_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
       saguaro_model_decode(model->state(), token, kPromptTokens + i, logits.data());
     }
-    return now_s() - t0;
+    return last_decode_s = now_s() - t0;
   };
   prefill();  // warm-up: maps the weights in
-  int prefill_runs = 0, decode_runs = 0;
-  const double prefill_s = median_seconds(prefill, &prefill_runs);
-  const double decode_s = median_seconds(decode, &decode_runs);
+  const std::vector<double> prefill_times = time_runs(prefill);
+  const std::vector<double> decode_times = time_runs(decode);
+  const double prefill_s = median(prefill_times), decode_s = median(decode_times);
 
   bool tied = false;
   const uint64_t bytes = decode_bytes_per_token(*blob, spec.vocab, &tied);
   const double decode_tps = kDecodeTokens / decode_s;
+  // Each decode run against the read rate measured just before it; the median of those ratios.
+  std::vector<double> efficiencies;
+  for (size_t i = 0; i < decode_times.size(); ++i)
+    efficiencies.push_back(kDecodeTokens * static_cast<double>(bytes) / decode_times[i] / (decode_bandwidths[i] * 1e9));
   nlohmann::json out = {{"model", spec.name},
                         {"threads", model->threads()},
                         {"prompt_tokens", kPromptTokens},
                         {"decode_tokens", kDecodeTokens},
                         {"prefill_tps", kPromptTokens / prefill_s},
-                        {"prefill_runs", prefill_runs},
+                        {"prefill_runs", prefill_times.size()},
                         {"decode_tps", decode_tps},
-                        {"decode_runs", decode_runs},
+                        {"decode_runs", decode_times.size()},
                         {"weight_bytes_per_token", bytes},
                         {"tied_embeddings", tied},
-                        {"bandwidth_gbs", bandwidth},
+                        {"bandwidth_gbs", median(decode_bandwidths)},
+                        {"bandwidth_runs_gbs", decode_bandwidths},
                         {"mac_peak_gops", mac_peak},
                         {"mac_isa", isa},
-                        {"decode_efficiency", decode_tps * static_cast<double>(bytes) / (bandwidth * 1e9)}};
+                        {"decode_efficiency", median(efficiencies)}};
   std::ofstream f(out_path);
   f << out.dump(2) << "\n";
   if (!f) return fail(out_path + ": cannot write");

@@ -59,6 +59,18 @@ def check_bench_json(report):
         for key in ROW_NUMBERS:
             if not (isinstance(r[key], (int, float)) and math.isfinite(r[key]) and r[key] > 0):
                 raise SystemExit(f"FAIL: bits {r['bits']}: {key} = {r[key]}")
+        # Every decode run is paired with the read rate measured before it; the efficiency is the median of those
+        # ratios, so it lies between the ratios that the overall decode rate makes with the slowest and the
+        # fastest read rate (the per-run decode times vary too: allow a factor 2 either way).
+        runs = r.get("bandwidth_runs_gbs")
+        if not isinstance(runs, list) or len(runs) != r["decode_runs"] or not all(x > 0 for x in runs):
+            raise SystemExit(f"FAIL: bits {r['bits']}: bandwidth_runs_gbs {runs} for {r['decode_runs']} decode runs")
+        if sorted(runs)[(len(runs) - 1) // 2] > r["bandwidth_gbs"] or sorted(runs)[len(runs) // 2] < r["bandwidth_gbs"]:
+            raise SystemExit(f"FAIL: bits {r['bits']}: bandwidth_gbs {r['bandwidth_gbs']} is not the median of {runs}")
+        rate = r["decode_tps"] * r["weight_bytes_per_token"] / 1e9
+        if not rate / max(runs) / 2 <= r["decode_efficiency"] <= 2 * rate / min(runs):
+            raise SystemExit(f"FAIL: bits {r['bits']}: decode_efficiency {r['decode_efficiency']} does not fit "
+                             f"{rate:.3f} GB/s of weights against read rates {runs}")
     cq4, fp16 = sorted((r for r in rows if r["threads"] == 1), key=lambda r: r["bits"])
     # Same matrices, so the same multiply-accumulates; CQ4 stores fewer bytes than binary16, which reads two bytes
     # per multiply-accumulate plus the float32 norm vectors (under 2 % here; float32 matrices would be 100 % more).
