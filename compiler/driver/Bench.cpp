@@ -15,6 +15,7 @@
 #include "compiler/driver/BundleCache.h"
 #include "compiler/driver/ProgramRun.h"
 #include "compiler/import/ModelDesc.h"
+#include "saguaro/kernels/cpu_features.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -37,14 +38,8 @@ int fail(const std::string &message) {
 /// The widest x86 target this machine runs: x86-avx512vnni when it also has AVX512F, AVX512VL and AVX512VNNI,
 /// x86-avx2 when it has AVX2, FMA and F16C (the targets' instruction sets), else generic.
 std::string hostTarget() {
-#if defined(__x86_64__)
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c")) {
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
-        __builtin_cpu_supports("avx512vnni"))
-      return "x86-avx512vnni";
-    return "x86-avx2";
-  }
-#endif
+  if (saguaro::kernels::cpu_runs_x86_avx512vnni()) return "x86-avx512vnni";
+  if (saguaro::kernels::cpu_runs_x86_avx2()) return "x86-avx2";
   return "generic";
 }
 

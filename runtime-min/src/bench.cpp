@@ -30,6 +30,7 @@
 
 #include "blob.h"
 #include "model_state.h"
+#include "saguaro/kernels/cpu_features.h"
 
 namespace saguaro {
 namespace {
@@ -201,10 +202,8 @@ using MacKernel = uint64_t (*)(uint64_t, int32_t*);
 // The widest int8 dot-product kernel this CPU runs, and its name for the report.
 MacKernel widest_mac_kernel(const char** isa) {
 #if defined(__x86_64__) || defined(__i386__)
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
-      __builtin_cpu_supports("avx512vnni"))
-    return *isa = "avx512vnni-dpbusd", &mac_avx512vnni;
-  if (__builtin_cpu_supports("avx2")) return *isa = "avx2-maddubs", &mac_avx2;
+  if (kernels::cpu_runs_x86_avx512vnni()) return *isa = "avx512vnni-dpbusd", &mac_avx512vnni;
+  if (kernels::cpu_runs_x86_avx2()) return *isa = "avx2-maddubs", &mac_avx2;
 #elif defined(__aarch64__) && defined(__ARM_FEATURE_DOTPROD)
   return *isa = "neon-dotprod", &mac_dotprod;
 #elif defined(__aarch64__)

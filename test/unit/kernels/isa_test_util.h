@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "saguaro/kernels/cpu_features.h"
 #include "saguaro/kernels/kernels.h"
 #include "test_util.h"
 
@@ -27,18 +28,16 @@
 #if defined(SAGUARO_KERNELS_X86_AVX512VNNI)
 #define SAGUARO_TEST_X86_AVX2 1
 /// Skips the current test on a CPU without the x86-avx512vnni target's extensions (the binary is built with them).
-#define SAGUARO_REQUIRE_ISA()                                                                                   \
-  if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma") || !__builtin_cpu_supports("f16c") || \
-      !__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512vl") ||                            \
-      !__builtin_cpu_supports("avx512vnni")) {                                                                  \
-    GTEST_SKIP() << "this CPU lacks AVX2, FMA, F16C, AVX512F, AVX512VL or AVX512VNNI";                         \
+#define SAGUARO_REQUIRE_ISA()                                                  \
+  if (!saguaro::kernels::cpu_runs_x86_avx512vnni()) {                          \
+    GTEST_SKIP() << "this CPU lacks AVX2, FMA, F16C, AVX512F, AVX512VL or AVX512VNNI"; \
   }
 #elif defined(SAGUARO_KERNELS_X86_AVX2)
 #define SAGUARO_TEST_X86_AVX2 1
 /// Skips the current test on a CPU without AVX2, FMA and F16C (the binary itself is built with them).
-#define SAGUARO_REQUIRE_ISA()                                                                                   \
-  if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma") || !__builtin_cpu_supports("f16c")) { \
-    GTEST_SKIP() << "this CPU lacks AVX2, FMA or F16C";                                                       \
+#define SAGUARO_REQUIRE_ISA()                     \
+  if (!saguaro::kernels::cpu_runs_x86_avx2()) {   \
+    GTEST_SKIP() << "this CPU lacks AVX2, FMA or F16C"; \
   }
 #elif defined(SAGUARO_KERNELS_ARM64_NEON)
 #define SAGUARO_TEST_ARM64_NEON 1
