@@ -93,7 +93,8 @@ private:
     auto type = cast<RankedTensorType>(x.getType());
     int64_t k = type.getDimSize(1), g = cq::groupSize(k);
     r = alloc(loc, {type.getDimSize(0), (k + g - 1) / g * g});
-    call(loc, "cq_rotate_f32", {i64(k)}, {buffers.lookup(x), r}, {param("rows"), buffer(0), buffer(1)});
+    call(loc, "cq_rotate_f32", {i64(k)}, {buffers.lookup(x), r},
+         {param("rows"), buffer(0), buffer(1), param("parallel")});  // prefill splits its rows over the threads
     return r;
   }
   /// The int8-quantized copy of activation `x` (cq_quantize_act_i8 of its rotation): rows x act_row_bytes(K)

@@ -95,6 +95,25 @@ void CheckRotate() {
   }
 }
 
+// Prefill rows split over 2, 3 and 5 threads (ReversedPool) rotate exactly as on one thread, and as the generic
+// kernel; a single row stays on the calling thread.
+TEST(IsaCq, RotateThreadSplitBitIdentical) {
+  SAGUARO_REQUIRE_ISA();
+  constexpr int K = 1000, rows = 64;  // a zero-padded last group; rows·padded_k·work above kMinParallelWork
+  const auto x = RandomFloats(static_cast<size_t>(rows) * K, 77, -2.0f, 2.0f);
+  std::vector<float> want(static_cast<size_t>(rows) * cq::padded_k(K));
+  generic::cq_rotate_f32<K>(rows, x.data(), want.data());
+  ExpectThreadSplitBitIdentical(want.size(), [&](float* y, const Parallel* par) {
+    isa::cq_rotate_f32<K>(rows, x.data(), y, par);
+  });
+  std::vector<float> got(want.size());
+  isa::cq_rotate_f32<K>(rows, x.data(), got.data());
+  ExpectBitEqual(got.data(), want.data(), want.size());
+  ReversedPool pool(2);
+  isa::cq_rotate_f32<K>(1, x.data(), got.data(), &pool.par);
+  EXPECT_EQ(pool.runs, 0) << "one row was handed to the pool";
+}
+
 TEST(IsaCq, RotateBitIdentical) {
   SAGUARO_REQUIRE_ISA();
   CheckRotate<1>();

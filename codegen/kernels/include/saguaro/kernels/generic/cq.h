@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "saguaro/kernels/cq_format.h"
+#include "saguaro/kernels/parallel.h"
 
 namespace saguaro::kernels::generic {
 
@@ -28,25 +29,28 @@ inline void decode_group(const uint8_t* codes, int g, const float* cb, float* ou
 /// xr[r] = per group j of the zero-padded row x[r] (K floats): R_g x_j, g = group_size(K);
 /// xr holds rows × padded_k(K) floats and must not alias x.
 template <int K>
-inline void cq_rotate_f32(int32_t rows, const float* x, float* xr) {
+inline void cq_rotate_f32(int32_t rows, const float* x, float* xr, const Parallel* par = nullptr) {
   constexpr int g = cq::group_size(K);
   constexpr int G = cq::groups(K);
   constexpr int Kp = cq::padded_k(K);
   constexpr const cq::RotationTable<g>& rot = cq::kRotationTable<g>;
-  for (int32_t r = 0; r < rows; ++r) {
-    const float* src = x + static_cast<int64_t>(r) * K;
-    float* dst = xr + static_cast<int64_t>(r) * Kp;
-    for (int j = 0; j < G; ++j) {
-      const int k0 = j * g;
-      if (k0 + g <= K) {
-        cq::rotate(src + k0, dst + k0, g, rot.perm, rot.sign);
-      } else {
-        float buf[g];
-        for (int i = 0; i < g; ++i) buf[i] = k0 + i < K ? src[k0 + i] : 0.0f;
-        cq::rotate(buf, dst + k0, g, rot.perm, rot.sign);
+  // Rows are independent: prefill splits them over the threads (one row stays on the calling thread).
+  parallel_ranges(par, rows, 1, int64_t{rows} * Kp * cq::kRotateWorkPerElement, [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const float* src = x + static_cast<int64_t>(r) * K;
+      float* dst = xr + static_cast<int64_t>(r) * Kp;
+      for (int j = 0; j < G; ++j) {
+        const int k0 = j * g;
+        if (k0 + g <= K) {
+          cq::rotate(src + k0, dst + k0, g, rot.perm, rot.sign);
+        } else {
+          float buf[g];
+          for (int i = 0; i < g; ++i) buf[i] = k0 + i < K ? src[k0 + i] : 0.0f;
+          cq::rotate(buf, dst + k0, g, rot.perm, rot.sign);
+        }
       }
     }
-  }
+  });
 }
 
 /// y[r][n] = Σ_j half(norms[n][j]) · Σ_i codebook[code(n,j,i)] · xr[r][j·g+i] for rotated xr [rows][padded_k(K)];
