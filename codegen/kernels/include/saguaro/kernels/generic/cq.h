@@ -24,6 +24,16 @@ inline void decode_group(const uint8_t* codes, int g, const float* cb, float* ou
   }
 }
 
+/// Calls row(x[r], xr[r]) for every row r of cq_rotate_f32 (rows of K and of padded_k(K) floats), splitting the
+/// rows over the threads of `par` (prefill; a single row stays on the calling thread). Rows are independent.
+template <int K, class F>
+inline void for_each_rotation_row(const Parallel* par, int32_t rows, const float* x, float* xr, F&& row) {
+  constexpr int Kp = cq::padded_k(K);
+  parallel_ranges(par, rows, 1, int64_t{rows} * Kp * cq::kRotateWorkPerElement, [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) row(x + r * K, xr + r * Kp);
+  });
+}
+
 }  // namespace cq_detail
 
 /// xr[r] = per group j of the zero-padded row x[r] (K floats): R_g x_j, g = group_size(K);
@@ -32,22 +42,16 @@ template <int K>
 inline void cq_rotate_f32(int32_t rows, const float* x, float* xr, const Parallel* par = nullptr) {
   constexpr int g = cq::group_size(K);
   constexpr int G = cq::groups(K);
-  constexpr int Kp = cq::padded_k(K);
   constexpr const cq::RotationTable<g>& rot = cq::kRotationTable<g>;
-  // Rows are independent: prefill splits them over the threads (one row stays on the calling thread).
-  parallel_ranges(par, rows, 1, int64_t{rows} * Kp * cq::kRotateWorkPerElement, [&](int64_t r0, int64_t r1) {
-    for (int64_t r = r0; r < r1; ++r) {
-      const float* src = x + static_cast<int64_t>(r) * K;
-      float* dst = xr + static_cast<int64_t>(r) * Kp;
-      for (int j = 0; j < G; ++j) {
-        const int k0 = j * g;
-        if (k0 + g <= K) {
-          cq::rotate(src + k0, dst + k0, g, rot.perm, rot.sign);
-        } else {
-          float buf[g];
-          for (int i = 0; i < g; ++i) buf[i] = k0 + i < K ? src[k0 + i] : 0.0f;
-          cq::rotate(buf, dst + k0, g, rot.perm, rot.sign);
-        }
+  cq_detail::for_each_rotation_row<K>(par, rows, x, xr, [&](const float* src, float* dst) {
+    for (int j = 0; j < G; ++j) {
+      const int k0 = j * g;
+      if (k0 + g <= K) {
+        cq::rotate(src + k0, dst + k0, g, rot.perm, rot.sign);
+      } else {
+        float buf[g];
+        for (int i = 0; i < g; ++i) buf[i] = k0 + i < K ? src[k0 + i] : 0.0f;
+        cq::rotate(buf, dst + k0, g, rot.perm, rot.sign);
       }
     }
   });

@@ -297,27 +297,21 @@ template <int K>
 inline void cq_rotate_f32(int32_t rows, const float* x, float* xr, const Parallel* par = nullptr) {
   constexpr int g = cq::group_size(K);
   constexpr int G = cq::groups(K);
-  constexpr int Kp = cq::padded_k(K);
   constexpr const cq::RotationTable<g>& rot = cq::kRotationTable<g>;
   const float32x4_t scale = vdupq_n_f32(cq::rotation_scale(g));
-  // Rows are independent: prefill splits them over the threads (one row stays on the calling thread).
-  parallel_ranges(par, rows, 1, int64_t{rows} * Kp * cq::kRotateWorkPerElement, [&](int64_t r0, int64_t r1) {
-    for (int64_t r = r0; r < r1; ++r) {
-      const float* src = x + static_cast<int64_t>(r) * K;
-      float* dst = xr + static_cast<int64_t>(r) * Kp;
-      for (int j = 0; j < G; ++j) {
-        const int k0 = j * g;
-        const float* v = src + k0;
-        float buf[g];
-        if (k0 + g > K) {
-          for (int i = 0; i < g; ++i) buf[i] = k0 + i < K ? src[k0 + i] : 0.0f;
-          v = buf;
-        }
-        float* out = dst + k0;
-        for (int i = 0; i < g; ++i) out[i] = rot.sign[i] * v[rot.perm[i]];
-        fwht<g>(out);
-        for (int i = 0; i < g; i += 4) vst1q_f32(out + i, vmulq_f32(vld1q_f32(out + i), scale));
+  generic::cq_detail::for_each_rotation_row<K>(par, rows, x, xr, [&](const float* src, float* dst) {
+    for (int j = 0; j < G; ++j) {
+      const int k0 = j * g;
+      const float* v = src + k0;
+      float buf[g];
+      if (k0 + g > K) {
+        for (int i = 0; i < g; ++i) buf[i] = k0 + i < K ? src[k0 + i] : 0.0f;
+        v = buf;
       }
+      float* out = dst + k0;
+      for (int i = 0; i < g; ++i) out[i] = rot.sign[i] * v[rot.perm[i]];
+      fwht<g>(out);
+      for (int i = 0; i < g; i += 4) vst1q_f32(out + i, vmulq_f32(vld1q_f32(out + i), scale));
     }
   });
 }

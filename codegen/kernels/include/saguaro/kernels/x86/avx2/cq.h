@@ -295,31 +295,25 @@ template <int K>
 inline void cq_rotate_f32(int32_t rows, const float* x, float* xr, const Parallel* par = nullptr) {
   constexpr int g = cq::group_size(K);
   constexpr int G = cq::groups(K);
-  constexpr int Kp = cq::padded_k(K);
   constexpr const cq::RotationTable<g>& rot = cq::kRotationTable<g>;
   const __m256 scale = _mm256_set1_ps(cq::rotation_scale(g));
-  // Rows are independent: prefill splits them over the threads (one row stays on the calling thread).
-  parallel_ranges(par, rows, 1, int64_t{rows} * Kp * cq::kRotateWorkPerElement, [&](int64_t r0, int64_t r1) {
-    for (int64_t r = r0; r < r1; ++r) {
-      const float* src = x + static_cast<int64_t>(r) * K;
-      float* dst = xr + static_cast<int64_t>(r) * Kp;
-      for (int j = 0; j < G; ++j) {
-        const int k0 = j * g;
-        const float* v = src + k0;
-        float buf[g];
-        if (k0 + g > K) {
-          for (int i = 0; i < g; ++i) buf[i] = k0 + i < K ? src[k0 + i] : 0.0f;
-          v = buf;
-        }
-        float* out = dst + k0;
-        for (int i = 0; i < g; i += 8) {
-          const __m256i idx = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rot.perm + i));
-          const __m256 s = _mm256_loadu_ps(rot.sign + i);
-          _mm256_storeu_ps(out + i, _mm256_mul_ps(s, _mm256_i32gather_ps(v, idx, 4)));
-        }
-        fwht<g>(out);
-        for (int i = 0; i < g; i += 8) _mm256_storeu_ps(out + i, _mm256_mul_ps(_mm256_loadu_ps(out + i), scale));
+  generic::cq_detail::for_each_rotation_row<K>(par, rows, x, xr, [&](const float* src, float* dst) {
+    for (int j = 0; j < G; ++j) {
+      const int k0 = j * g;
+      const float* v = src + k0;
+      float buf[g];
+      if (k0 + g > K) {
+        for (int i = 0; i < g; ++i) buf[i] = k0 + i < K ? src[k0 + i] : 0.0f;
+        v = buf;
       }
+      float* out = dst + k0;
+      for (int i = 0; i < g; i += 8) {
+        const __m256i idx = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rot.perm + i));
+        const __m256 s = _mm256_loadu_ps(rot.sign + i);
+        _mm256_storeu_ps(out + i, _mm256_mul_ps(s, _mm256_i32gather_ps(v, idx, 4)));
+      }
+      fwht<g>(out);
+      for (int i = 0; i < g; i += 8) _mm256_storeu_ps(out + i, _mm256_mul_ps(_mm256_loadu_ps(out + i), scale));
     }
   });
 }
