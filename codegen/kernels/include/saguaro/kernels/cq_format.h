@@ -117,10 +117,6 @@ inline void fwht_inplace(float* v, int g) {
 /// 1/sqrt(g) as a float, the normalization of R_g (sqrt is correctly rounded, so this is portable).
 inline float rotation_scale(int g) { return 1.0f / std::sqrt(static_cast<float>(g)); }
 
-/// Work of the activation rotation per element, in the units of kernels::parallel_ranges (about log2(g) butterfly
-/// steps plus the signed gather and the scaling): how cq_rotate_f32 decides whether to split rows over threads.
-constexpr int64_t kRotateWorkPerElement = 8;
-
 /// out = R_g v = (1/√g)·H_g·(s ⊙ v[π]); out must not alias v.
 inline void rotate(const float* v, float* out, int g, const int32_t* perm, const float* sign) {
   for (int i = 0; i < g; ++i) out[i] = sign[i] * v[perm[i]];

@@ -26,7 +26,7 @@ constexpr int64_t kMinParallelWork = int64_t{1} << 17;
 
 /// The smallest chunk a thread claims, in the same units: small enough that the last chunks even out threads
 /// that ran at different speeds (two cores rarely stream memory equally fast), large enough that claiming one
-/// (an atomic add on a shared line, ~0.1 µs) stays under a few percent of running it.
+/// (a compare-and-swap on a shared line, ~0.1 µs) stays under a few percent of running it.
 constexpr int64_t kMinChunkWork = int64_t{1} << 15;
 
 /// Guided self-scheduling of [0, n): the chunk that starts at `begin` holds 1/(2·threads) of what remains, rounded

@@ -24,12 +24,16 @@ inline void decode_group(const uint8_t* codes, int g, const float* cb, float* ou
   }
 }
 
+/// Work of the rotation per element, in the units of parallel_ranges (about log2(g) butterfly steps plus the
+/// signed gather and the scaling): whether for_each_rotation_row splits the rows over threads.
+constexpr int64_t kRotateWorkPerElement = 8;
+
 /// Calls row(x[r], xr[r]) for every row r of cq_rotate_f32 (rows of K and of padded_k(K) floats), splitting the
 /// rows over the threads of `par` (prefill; a single row stays on the calling thread). Rows are independent.
 template <int K, class F>
 inline void for_each_rotation_row(const Parallel* par, int32_t rows, const float* x, float* xr, F&& row) {
   constexpr int Kp = cq::padded_k(K);
-  parallel_ranges(par, rows, 1, int64_t{rows} * Kp * cq::kRotateWorkPerElement, [&](int64_t r0, int64_t r1) {
+  parallel_ranges(par, rows, 1, int64_t{rows} * Kp * kRotateWorkPerElement, [&](int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; ++r) row(x + r * K, xr + r * Kp);
   });
 }
