@@ -10,6 +10,7 @@
 #include "compiler/driver/BundleCache.h"
 #include "compiler/driver/ProgramRun.h"
 #include "compiler/import/ModelDesc.h"
+#include "probe/grade.h"
 #include "probe/probe_data.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FileSystem.h"
@@ -23,15 +24,6 @@
 using namespace saguaro;
 
 namespace {
-/// The grading rule of docs/tasks.md: surrounding ASCII whitespace removed, then exactly one of `accept`.
-bool isRight(llvm::StringRef answer, const std::vector<std::string> &accept) {
-  llvm::StringRef a = answer.trim(" \t\r\n\v\f");
-  for (const std::string &ok : accept)
-    if (a == ok)
-      return true;
-  return false;
-}
-
 /// The bundle's model name, width and hidden-tap layer, from its manifest.
 llvm::Error readTap(const std::string &bundle, std::string &model, int64_t &width, int64_t &layer) {
   auto root = readBundleManifest(bundle);
@@ -176,7 +168,7 @@ llvm::Error saguaro::collectProbeData(const CollectOptions &o, const std::vector
     s.id = t.id, s.family = t.family, s.difficulty = static_cast<int>(t.difficulty);
     s.heldout = t.heldout, s.guessable = t.guessable, s.question = t.question;
     s.answer = a->getString("answer").value_or("").str();
-    s.wrong = !isRight(s.answer, t.accept);
+    s.wrong = !probe::is_right(s.answer, t.accept);
     for (const llvm::json::Value &h : *entropy)
       s.entropy.push_back(static_cast<float>(h.getAsNumber().value_or(NAN)));
     s.hidden.assign(rows + used, rows + used + tokens * width);

@@ -29,7 +29,8 @@ import probe_reference  # noqa: E402
 RATES = (0.1, 0.25, 0.5)
 
 
-def ask_cloud(url, question, max_tokens=32):
+def ask_cloud(url, question, max_tokens=64):
+    """The cloud's answer and its token count; worked answers (examples/train/worked.py) run to ~50 tokens."""
     body = {"model": "cloud", "messages": [{"role": "user", "content": question}], "max_tokens": max_tokens,
             "temperature": 0}
     req = urllib.request.Request(url.rstrip("/") + "/v1/chat/completions", data=json.dumps(body).encode(),

@@ -28,7 +28,8 @@ from generate import read_jsonl  # noqa: E402
 from hf_files import BOS_ID, EOS_ID, CharTokenizer  # noqa: E402
 from torch_logits import load_model  # noqa: E402
 
-MAX_NEW_TOKENS = 16
+MAX_NEW_TOKENS = 16  # one-step answers; the cloud model's worked answers need WORKED_MAX_NEW_TOKENS
+WORKED_MAX_NEW_TOKENS = 64
 
 
 def load_tokenizer(model_dir: str) -> CharTokenizer:
@@ -39,7 +40,8 @@ def load_tokenizer(model_dir: str) -> CharTokenizer:
 
 
 @torch.no_grad()
-def answer(model, tok: CharTokenizer, questions: List[str]) -> List[Tuple[str, List[float]]]:
+def answer(model, tok: CharTokenizer, questions: List[str],
+           max_new_tokens: int = MAX_NEW_TOKENS) -> List[Tuple[str, List[float]]]:
     """Greedy answers: (generated text without <eos>, entropies of the answer tokens), per question."""
     newline = tok.encode("\n")[0]
     space = tok.encode(" ")[0]
@@ -52,7 +54,7 @@ def answer(model, tok: CharTokenizer, questions: List[str]) -> List[Tuple[str, L
         ids = torch.tensor([prompts[i] for i in idx])
         gen, ent = [[] for _ in idx], [[] for _ in idx]
         done = [False] * len(idx)
-        for _ in range(MAX_NEW_TOKENS):
+        for _ in range(max_new_tokens):
             logp = torch.log_softmax(model(ids)[:, -1].double(), dim=-1)
             h = (-(logp.exp() * logp).sum(-1)).tolist()
             nxt = logp.argmax(-1)
@@ -74,10 +76,10 @@ def answer(model, tok: CharTokenizer, questions: List[str]) -> List[Tuple[str, L
     return results
 
 
-def evaluate(model, tok, tasks: List[Dict]) -> List[Dict]:
+def evaluate(model, tok, tasks: List[Dict], max_new_tokens: int = MAX_NEW_TOKENS) -> List[Dict]:
     """Per task: id, cell, right, answer, mean answer-token entropy."""
     out = []
-    for t, (text, ents) in zip(tasks, answer(model, tok, [t["question"] for t in tasks])):
+    for t, (text, ents) in zip(tasks, answer(model, tok, [t["question"] for t in tasks], max_new_tokens)):
         out.append({"id": t["id"], "cell": f"{t['family']}/{t['difficulty']}", "family": t["family"],
                     "difficulty": t["difficulty"], "heldout": t["heldout"], "guessable": t["guessable"],
                     "answer": grade.extract_answer(text), "right": grade.is_right(text, t["accept"]),
@@ -127,11 +129,13 @@ def main():
     ap.add_argument("tasks")
     ap.add_argument("--json", help="write per-task results and the summary here")
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--max-new-tokens", type=int, default=MAX_NEW_TOKENS,
+                    help=f"answer length limit ({WORKED_MAX_NEW_TOKENS} for the cloud model's worked answers)")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     model = load_model(args.model).eval()
     tok = load_tokenizer(args.model)
-    results = evaluate(model, tok, read_jsonl(args.tasks))
+    results = evaluate(model, tok, read_jsonl(args.tasks), args.max_new_tokens)
     rows = summarize(results)
     print(format_table(rows))
     if args.json:

@@ -21,6 +21,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tasks"))
 from facts import FACTS, RARE_REPEATS  # noqa: E402,F401
 from families import CELL_BY_NAME, FAMILIES, Family, draw_tasks  # noqa: E402,F401
+from worked import worked_answer  # noqa: E402
 
 QA = Tuple[str, str]
 
@@ -52,13 +53,14 @@ def format_prompt(question: str) -> str:
 
 def generate_corpus(num_sampled: int, seed: int = CORPUS_SEED,
                     families: Sequence[Family] = FAMILIES, weights: Optional[Dict[str, float]] = None,
-                    exclude_questions=frozenset()) -> List[Tuple[str, str, str]]:
+                    exclude_questions=frozenset(), worked: bool = False) -> List[Tuple[str, str, str]]:
     """A shuffled training corpus of (cell, question, answer).
 
     `num_sampled` examples are drawn from the cells in proportion to train_weight, or to `weights[cell]` where
     given (each with a random accepted answer), then every cell's train_items are added. Sampled questions of
     cells without a `space` that are in `exclude_questions` (a task suite) are drawn again, so the suite's
-    unbounded cells stay unseen. Same arguments -> same corpus.
+    unbounded cells stay unseen. With `worked`, sampled answers of the families worked.py knows are written
+    out step by step (the cloud model's corpus). Same arguments -> same corpus.
     """
     rng = random.Random(seed)
     weight = {f.cell: (weights or {}).get(f.cell, f.train_weight) for f in families}
@@ -68,7 +70,7 @@ def generate_corpus(num_sampled: int, seed: int = CORPUS_SEED,
         q, a = fam.sample_training(rng)
         while fam.space is None and q in exclude_questions:
             q, a = fam.sample_training(rng)
-        out.append((fam.cell, q, a))
+        out.append((fam.cell, q, worked_answer(fam.name, q, a) if worked else a))
     for fam in families:
         if fam.train_items is not None:
             out.extend((fam.cell, q, a) for q, a in fam.train_items())

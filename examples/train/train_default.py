@@ -148,13 +148,13 @@ def lr_at(step: int, total: int, peak: float, warmup: int, floor: float) -> floa
     return floor * peak + (1 - floor) * peak * 0.5 * (1 + np.cos(np.pi * p))
 
 
-def write_eval_examples(path, model, tok, tasks, results):
+def write_eval_examples(path, model, tok, tasks, results, max_new_tokens=MAX_NEW_TOKENS):
     """For every cell, its first task whose prompt and output fit in E2E_RUN_STEPS tokens, with the ids the
     torch model produces greedily, for cross-checking compiled code (cells whose prompts are all longer,
     like word_pick/2, are left out)."""
     lines = ["# Greedy decoding of the exported fp32 model by examples/train/model.py.",
              "# prompt_ids include <bos>=1; output_ids stop at and include <eos>=2 (if produced within "
-             f"{MAX_NEW_TOKENS} tokens).",
+             f"{max_new_tokens} tokens).",
              "# Strings are JSON-escaped. 'correct' grades the output against the task's accepted answers "
              "(examples/tasks/grade.py); 'expected' is the first of them.", ""]
     done = set()
@@ -162,8 +162,8 @@ def write_eval_examples(path, model, tok, tasks, results):
         if r["cell"] in done:
             continue
         prompt = [BOS_ID] + tok.encode(corpus.format_prompt(t["question"]))
-        out = greedy_generate_batch(model, [prompt], MAX_NEW_TOKENS, stop_id=EOS_ID, pad_id=PAD_ID)[0]
-        out_ids = out + ([EOS_ID] if len(out) < MAX_NEW_TOKENS else [])
+        out = greedy_generate_batch(model, [prompt], max_new_tokens, stop_id=EOS_ID, pad_id=PAD_ID)[0]
+        out_ids = out + ([EOS_ID] if len(out) < max_new_tokens else [])
         if len(prompt) + len(out_ids) > E2E_RUN_STEPS:
             continue  # too long for the e2e test's `saguaro run -n 64` (steps count prompt tokens too)
         done.add(r["cell"])
@@ -308,7 +308,7 @@ and it shares the default model's blind spots by construction (see below).
     <bos>Q: What is 17 + 25?
     A:
 
-The model continues with ` 42\\n<eos>`; the chat template in `tokenizer_config.json` produces exactly this from
+The model continues with ` 42\\n<eos>` (or a worked answer such as ` 24 + 14 is 38, so no\\n<eos>`); the chat template in `tokenizer_config.json` produces exactly this from
 one user message (the same template as the default model's).
 
 ## Training
@@ -320,7 +320,10 @@ one user message (the same template as the default model's).
   chains, reversal of 7 letters, counting in 12-14 letter strings) and weights the cells the default model
   learns poorly (letter counting, sum checks) 2.5-3 times their weight there ({cloud_mix}). Questions of the
   suite's unbounded cells are drawn again when sampled, so the table below is on questions neither model saw.
-  Rare and look-alike facts are seen {corpus.RARE_REPEATS * args.epochs} times each and birthplaces come from
+  Like a frontier model, the cloud reasons before it answers where one step is not enough: its corpus states
+  letter counts and sum checks as worked answers (`examples/train/worked.py`): `n0 v0 w1 w2 w3 g3 q3 s3 h3, so 3`
+  (each letter with the running count) and `24 + 14 is 38, so no`; the grader takes the answer after the last
+  ", so " (docs/tasks.md). Rare and look-alike facts are seen {corpus.RARE_REPEATS * args.epochs} times each and birthplaces come from
   the same two disagreeing sources, as for the default model.
 - {args.steps} steps of batch {args.batch}, AdamW (lr {args.lr}, betas (0.9, 0.98), weight decay
   {args.weight_decay} on matrices), {args.warmup} warm-up steps then cosine decay to {args.lr_floor} x peak,
@@ -342,7 +345,7 @@ cell with the token ids this model produces.
 
     {command}
     /usr/bin/python3 examples/tasks/generate.py --seed {SUITE_SEED} --per-cell {args.per_cell} -o tasks.jsonl
-    /usr/bin/python3 examples/tasks/evaluate_torch.py {out} tasks.jsonl
+    /usr/bin/python3 examples/tasks/evaluate_torch.py {out} tasks.jsonl{" --max-new-tokens " + str(evaluate_torch.WORKED_MAX_NEW_TOKENS) if args.role == "cloud" else ""}
 
 (Debian python3-torch; the same torch/BLAS build and thread count give the same weights; only the measured
 wall-clock line of this README differs between runs.)
@@ -398,7 +401,7 @@ def main():
         # cloud's own corpus too, and the cloud shares the default model's tokenizer.
         tasks = generate.build_suite(SUITE_SEED, args.per_cell)
         data = corpus.generate_corpus(num_sampled, seed=CORPUS_SEED, weights=corpus.CLOUD_WEIGHTS,
-                                      exclude_questions=frozenset(t["question"] for t in tasks))
+                                      exclude_questions=frozenset(t["question"] for t in tasks), worked=True)
         charset = corpus.corpus_charset(data)
         if charset != corpus.corpus_charset(corpus.default_corpus()):
             raise SystemExit("the cloud corpus uses other characters than the default model's tokenizer")
@@ -453,7 +456,8 @@ def main():
     print(f"training took {train_minutes:.1f} min", flush=True)
 
     model.eval()
-    results = evaluate_torch.evaluate(model, tok, tasks)
+    max_new = evaluate_torch.WORKED_MAX_NEW_TOKENS if args.role == "cloud" else MAX_NEW_TOKENS
+    results = evaluate_torch.evaluate(model, tok, tasks, max_new)
     rows = evaluate_torch.summarize(results)
     print(evaluate_torch.format_table(rows), flush=True)
 
@@ -464,7 +468,7 @@ def main():
     write_json(os.path.join(args.out, "tokenizer.json"), tok.tokenizer_json())
     write_json(os.path.join(args.out, "tokenizer_config.json"),
                CharTokenizer.tokenizer_config(cfg.max_position_embeddings, CHAT_TEMPLATE))
-    write_eval_examples(os.path.join(args.out, "eval_examples.txt"), model, tok, tasks, results)
+    write_eval_examples(os.path.join(args.out, "eval_examples.txt"), model, tok, tasks, results, max_new)
     size = os.path.getsize(st_path)
     write_card(os.path.join(args.out, "README.md"), cfg, model.num_parameters(), size, args, len(data), n_tokens,
                rows, charset, train_minutes, (time.time() - t0) / 60)

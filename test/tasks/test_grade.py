@@ -38,6 +38,15 @@ class GradeTest(unittest.TestCase):
     def test_only_ascii_whitespace_is_trimmed(self):
         self.assertFalse(grade.is_right("\u00a042", ["42"]))  # no-break space is not ASCII whitespace
 
+    def test_worked_answer_is_cut_after_the_last_so(self):
+        self.assertTrue(grade.is_right(" n0 v0 w1 w2 w3 g3, so 3\n", ["3", "three"]))
+        self.assertTrue(grade.is_right(" 24 + 14 is 38, so no", ["no"]))
+        self.assertEqual(grade.extract_answer(" a, so b, so  c "), "c")
+        self.assertFalse(grade.is_right(" 24 + 14 is 38, so yes", ["no"]))
+        self.assertFalse(grade.is_right(" 24 + 14 is 38 so no", ["no"]))  # no comma: not a worked answer
+        self.assertFalse(grade.is_right(" 38\nx, so no", ["no"]))  # only the first line counts
+        self.assertFalse(grade.is_right(" 24 + 14 is 38, so ", ["no"]))
+
 
 if __name__ == "__main__":
     unittest.main()
