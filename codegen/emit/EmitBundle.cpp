@@ -181,11 +181,18 @@ std::string specSource(const ModuleFacts &facts, const BundleInputs &in, const s
     os << "    {" << cString(name) << ", saguaro::DType::" << dtypeName(t->type) << ", " << t->bytes() << "ull, "
        << cString(layoutOf(facts.packed, name)) << "},\n";
   }
-  os << "};\n\n"
-     << "const saguaro::ModelSpec kSpec = {" << cString(d.name) << ", " << d.vocab << ", " << d.dim << ", "
+  os << "};\n\n";
+  if (!d.layerAttention.empty()) { // each layer's attention window: what a decode step reads of the KV cache
+    os << "const int32_t kWindows[] = {";
+    for (auto [l, a] : llvm::enumerate(d.layerAttention))
+      os << (l ? ", " : "") << a.window;
+    os << "};\n\n";
+  }
+  os << "const saguaro::ModelSpec kSpec = {" << cString(d.name) << ", " << d.vocab << ", " << d.dim << ", "
      << d.layers << ", " << d.maxSeq << ", " << in.prefillChunk << ", " << facts.arenaBytes << "ull, "
      << facts.kvBytes << "ull, " << slots.size() << ", kWeights, " << hiddenTap.first
-     << ", " << hiddenTap.second << ", " << (d.probe.h > 0 ? "saguaro_model_probe" : "nullptr") << "};\n"
+     << ", " << hiddenTap.second << ", " << (d.probe.h > 0 ? "saguaro_model_probe" : "nullptr")
+     << (d.layerAttention.empty() ? ", nullptr" : ", kWindows") << "};\n"
      << "} // namespace\n\n"
      << "const saguaro::ModelSpec& saguaro_model_spec() { return kSpec; }\n";
   return s;

@@ -159,16 +159,16 @@ void printTable(const BenchOptions &o, const std::string &target, const std::vec
   llvm::outs() << llvm::formatv(
       "{0}: target {1}, {2} KV cache; read bandwidth {3:F1} GB/s, int8 MAC peak {4:F1} GMAC/s ({5})\n", o.model,
       target, o.kvCache, bandwidth, peak, isa);
-  llvm::outs() << llvm::formatv("{0,5} {1,7} {2,13} {3,12} {4,9} {5,11} {6,9} {7,10} {8,11}\n", "bits", "threads",
-                                "prefill tok/s", "decode tok/s", "MB/token", "MMAC/token", "read GB/s", "decode eff",
-                                "prefill eff");
+  llvm::outs() << llvm::formatv("{0,5} {1,7} {2,13} {3,12} {4,9} {5,9} {6,11} {7,9} {8,10} {9,10} {10,11}\n",
+                                "bits", "threads", "prefill tok/s", "decode tok/s", "MB/token", "KV MB/tok",
+                                "MMAC/token", "read GB/s", "decode eff", "weight eff", "prefill eff");
   for (const Result &r : results)
-    llvm::outs() << llvm::formatv("{0,5} {1,7} {2,13:F1} {3,12:F2} {4,9:F1} {5,11:F1} {6,9:F1} {7,9:F1}% {8,10:F1}%\n",
-                                  r.bits, r.threads, number(r.measured, "prefill_tps"),
-                                  number(r.measured, "decode_tps"),
-                                  number(r.measured, "weight_bytes_per_token") / 1e6, r.macsPerToken / 1e6,
-                                  number(r.measured, "bandwidth_gbs"),
-                                  100 * number(r.measured, "decode_efficiency"), 100 * r.prefillEfficiency);
+    llvm::outs() << llvm::formatv(
+        "{0,5} {1,7} {2,13:F1} {3,12:F2} {4,9:F1} {5,9:F1} {6,11:F1} {7,9:F1} {8,9:F1}% {9,9:F1}% {10,10:F1}%\n",
+        r.bits, r.threads, number(r.measured, "prefill_tps"), number(r.measured, "decode_tps"),
+        number(r.measured, "weight_bytes_per_token") / 1e6, number(r.measured, "kv_bytes_per_token") / 1e6,
+        r.macsPerToken / 1e6, number(r.measured, "bandwidth_gbs"), 100 * number(r.measured, "decode_efficiency"),
+        100 * number(r.measured, "decode_weight_efficiency"), 100 * r.prefillEfficiency);
 }
 } // namespace
 

@@ -4,11 +4,18 @@
 #include <cstdint>
 #include <string>
 
+#include "saguaro/model_abi.h"
+
 namespace saguaro {
 
+/// KV-cache bytes one decode step reads on average over `steps` steps at positions first_pos, first_pos + 1, …:
+/// at position p every layer's attention reads the K and V rows of the p + 1 positions it sees, or of its sliding
+/// window (spec.windows).
+double kv_bytes_per_decode_step(const ModelSpec& spec, int32_t first_pos, int32_t steps);
+
 /// Measures prefill tok/s (128-token prompt from position 0, median of several runs), decode tok/s (64 tokens
-/// after it), the weight bytes one decoded token reads, the machine's streaming read bandwidth and int8
-/// multiply-accumulate peak, and writes them with decode_efficiency to `out_path` as JSON (docs/user-guide.md,
+/// after it), the weight and KV-cache bytes one decoded token reads, the machine's streaming read bandwidth and int8
+/// multiply-accumulate peak, and writes them with the decode efficiencies to `out_path` as JSON (docs/user-guide.md,
 /// "saguaro bench"). `bundle` is a bundle directory or a .sgw file. Returns the process exit code.
 int run_bench(const std::string& bundle, const std::string& out_path, int32_t threads);
 

@@ -23,8 +23,17 @@ SMALL = {
     "torch_dtype": "bfloat16",
 }
 TOP_KEYS = {"bandwidth_gbs", "mac_peak_gops", "results"}
-ROW_NUMBERS = {"prefill_tps", "decode_tps", "decode_efficiency", "prefill_efficiency", "weight_bytes_per_token",
-               "macs_per_token", "bandwidth_gbs", "mac_peak_gops"}
+ROW_NUMBERS = {"prefill_tps", "decode_tps", "decode_efficiency", "decode_weight_efficiency", "prefill_efficiency",
+               "weight_bytes_per_token", "kv_bytes_per_token", "macs_per_token", "bandwidth_gbs", "mac_peak_gops"}
+PROMPT_TOKENS, DECODE_TOKENS = 128, 64
+
+
+def kv_bytes_per_token(config, element_bytes=2):
+    """What the bench's 64 decode steps after a 128-token prompt read of the KV cache, on average: at position p
+    every layer reads K and V (kv heads x head_dim elements each) of p + 1 positions (no sliding window here)."""
+    row = 2 * config["num_key_value_heads"] * config["head_dim"] * element_bytes
+    seen = range(PROMPT_TOKENS + 1, PROMPT_TOKENS + DECODE_TOKENS + 1)
+    return config["num_hidden_layers"] * row * sum(seen) / DECODE_TOKENS
 
 
 def write_config(args, name, config):
@@ -67,10 +76,17 @@ def check_bench_json(report):
             raise SystemExit(f"FAIL: bits {r['bits']}: bandwidth_runs_gbs {runs} for {r['decode_runs']} decode runs")
         if sorted(runs)[(len(runs) - 1) // 2] > r["bandwidth_gbs"] or sorted(runs)[len(runs) // 2] < r["bandwidth_gbs"]:
             raise SystemExit(f"FAIL: bits {r['bits']}: bandwidth_gbs {r['bandwidth_gbs']} is not the median of {runs}")
-        rate = r["decode_tps"] * r["weight_bytes_per_token"] / 1e9
+        if abs(r["kv_bytes_per_token"] - kv_bytes_per_token(SMALL)) > 1e-6:
+            raise SystemExit(f"FAIL: kv_bytes_per_token {r['kv_bytes_per_token']}, expected {kv_bytes_per_token(SMALL)}")
+        weights, read = r["weight_bytes_per_token"], r["weight_bytes_per_token"] + r["kv_bytes_per_token"]
+        rate = r["decode_tps"] * read / 1e9
         if not rate / max(runs) / 2 <= r["decode_efficiency"] <= 2 * rate / min(runs):
             raise SystemExit(f"FAIL: bits {r['bits']}: decode_efficiency {r['decode_efficiency']} does not fit "
-                             f"{rate:.3f} GB/s of weights against read rates {runs}")
+                             f"{rate:.3f} GB/s of weights and KV cache against read rates {runs}")
+        # Both efficiencies are medians of per-run ratios with the same denominators: they differ by read / weights.
+        if not math.isclose(r["decode_efficiency"] / r["decode_weight_efficiency"], read / weights, rel_tol=1e-9):
+            raise SystemExit(f"FAIL: bits {r['bits']}: decode_efficiency {r['decode_efficiency']} and "
+                             f"decode_weight_efficiency {r['decode_weight_efficiency']} are not in the ratio {read / weights}")
     cq4, fp16 = sorted((r for r in rows if r["threads"] == 1), key=lambda r: r["bits"])
     # Same matrices, so the same multiply-accumulates; CQ4 stores fewer bytes than binary16, which reads two bytes
     # per multiply-accumulate plus the float32 norm vectors (under 2 % here; float32 matrices would be 100 % more).

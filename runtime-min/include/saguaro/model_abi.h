@@ -20,6 +20,7 @@ struct ModelSpec {
   int32_t hidden_layer;      // > 0: an llm.hidden_tap after this many decoder layers (the probe's input)
   int32_t hidden_tap;        // ... and the kern.tap id it reports under
   ProbeFn probe;             // null: no probe compiled in (saguaro compile --probe)
+  const int32_t* windows;    // n_layers sliding-attention windows (0: full causal); null: every layer full
 };
 /// Receives the first `rows` rows of a [rows, cols] activation at a `kern.tap` (calibration builds, and the
 /// hidden tap a probe reads).
