@@ -289,10 +289,11 @@ def cloud_card(cfg, n_params, size_bytes, args, n_train, n_tokens, table, overal
 
 A larger sibling of the default model (`examples/models/default`): the same Gemma-3 architecture
 (`Gemma3ForCausalLM`, `model_type` `gemma3_text`), the same character tokenizer (identical token ids) and the same
-synthetic training corpus, with about {n_params / 994560:.1f}x the parameters. It plays the "cloud" model in the
+task families in its training corpus (in another mix, some answers worked out step by step), with about {n_params / 994560:.1f}x the parameters. It plays the "cloud" model in the
 hybrid (local + cloud) accuracy table of issue 7: `saguaro serve` serves it over an OpenAI-compatible API and
 the default model hands the answers its probe doubts to it. It knows nothing beyond its synthetic training data,
-and it shares the default model's blind spots by construction (see below).
+and it shares the default model's blind spots in facts by construction: rare and look-alike facts seen 3 times,
+birthplaces from two disagreeing sources (see below).
 
 - Parameters: {n_params:,} (fp32 `model.safetensors`: {size_bytes:,} bytes; lm_head tied to the embedding)
 - Shape: hidden {cfg.hidden_size}, {cfg.num_hidden_layers} layers ({", ".join(cfg.layer_types())}),
