@@ -71,6 +71,8 @@ def check_bench_json(report):
         # Every decode run is paired with the read rate measured before it; the efficiency is the median of those
         # ratios, so it lies between the ratios that the overall decode rate makes with the slowest and the
         # fastest read rate (the per-run decode times vary too: allow a factor 2 either way).
+        if not isinstance(r.get("bandwidth_huge_pages"), bool):
+            raise SystemExit(f"FAIL: bits {r['bits']}: bandwidth_huge_pages {r.get('bandwidth_huge_pages')}")
         runs = r.get("bandwidth_runs_gbs")
         if not isinstance(runs, list) or len(runs) != r["decode_runs"] or not all(x > 0 for x in runs):
             raise SystemExit(f"FAIL: bits {r['bits']}: bandwidth_runs_gbs {runs} for {r['decode_runs']} decode runs")
