@@ -361,9 +361,10 @@ int run_bench(const std::string& bundle, const std::string& out_path, int32_t th
   // utilization of LLM serving), decode_weight_efficiency the weights alone.
   std::vector<double> efficiencies, weight_efficiencies;
   for (size_t i = 0; i < decode_times.size(); ++i) {
-    const double read_per_s = decode_bandwidths[i] * 1e9 * decode_times[i] / kDecodeTokens;  // bytes per token time
-    efficiencies.push_back((static_cast<double>(bytes) + kv_bytes) / read_per_s);
-    weight_efficiencies.push_back(static_cast<double>(bytes) / read_per_s);
+    // What the read loop would read in the time this run took per token.
+    const double reference_bytes = decode_bandwidths[i] * 1e9 * decode_times[i] / kDecodeTokens;
+    efficiencies.push_back((static_cast<double>(bytes) + kv_bytes) / reference_bytes);
+    weight_efficiencies.push_back(static_cast<double>(bytes) / reference_bytes);
   }
   nlohmann::json out = {{"model", spec.name},
                         {"threads", model->threads()},
