@@ -16,10 +16,13 @@ Every character is one the default model's tokenizer already has, so both models
 model's corpus is unchanged: it answers in one step.
 """
 
+import os
 import re
+import sys
 from typing import Callable, Dict
 
-SO = ", so "
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tasks"))
+from grade import WORKED_SEPARATOR as SO  # noqa: E402  (the grader cuts worked answers at this separator)
 
 _COUNT = re.compile(r"How many times does ([a-z]) occur in ([a-z]+)\?")
 _SUM_CHECK = re.compile(r"Is (\d+) \+ (\d+) equal to (\d+)\?")
