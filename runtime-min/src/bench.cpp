@@ -78,10 +78,9 @@ uint64_t read_sum(const uint64_t* p, uint64_t words) {
 // A buffer far larger than any last-level cache, and the read rate over it with the threads of `par` (chunks
 // claimed as the kernels claim theirs, kernels::parallel_ranges).
 //
-// The buffer asks for transparent huge pages (2 MiB): the weights are a file mapping that Linux backs with huge
-// pages where the page cache holds large folios (measured here: 254 of 300 MB of a Qwen3-0.6B CQ4 blob PMD-mapped),
-// and a 4 KiB-page buffer reads about a fifth slower on this machine (24 against 29–31 GB/s at one thread), which
-// would flatter the decode efficiency. huge_pages() says whether the kernel accepted the advice.
+// The buffer asks for transparent huge pages (2 MiB), as the loader does for the weights (docs/runtime.md, "Blob
+// loader"): a 4 KiB-page buffer reads about a fifth slower on this machine (24 against 29–31 GB/s at one thread),
+// which would flatter the decode efficiency. huge_pages() says whether the kernel accepted the advice.
 class ReadBandwidth {
  public:
   ReadBandwidth() : buf_(static_cast<uint64_t*>(std::aligned_alloc(kHugePage, kBandwidthBytes)), &std::free) {
@@ -301,12 +300,12 @@ double kv_bytes_per_decode_step(const ModelSpec& spec, int32_t first_pos, int32_
   return total / steps;
 }
 
-int run_bench(const std::string& bundle, const std::string& out_path, int32_t threads) {
+int run_bench(const std::string& bundle, const std::string& out_path, int32_t threads, BlobLoad load) {
   const ModelSpec& spec = saguaro_model_spec();
   std::string path = bundle, err;
   struct stat st;
   if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) path += "/weights.sgw";
-  std::unique_ptr<Blob> blob = Blob::open(path, &err);
+  std::unique_ptr<Blob> blob = Blob::open(path, &err, load);
   if (!blob) return fail(err);
   if (spec.max_seq < kPromptTokens + kDecodeTokens)
     return fail(path + ": --bench needs max_seq >= " + std::to_string(kPromptTokens + kDecodeTokens) +
@@ -377,6 +376,7 @@ int run_bench(const std::string& bundle, const std::string& out_path, int32_t th
                         {"weight_bytes_per_token", bytes},
                         {"kv_bytes_per_token", kv_bytes},
                         {"tied_embeddings", tied},
+                        {"weights_load", load == BlobLoad::kMap ? "mmap" : "read"},
                         {"bandwidth_gbs", median(decode_bandwidths)},
                         {"bandwidth_runs_gbs", decode_bandwidths},
                         {"bandwidth_huge_pages", reader.huge_pages()},

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 
+#include "blob.h"
 #include "saguaro/model_abi.h"
 
 namespace saguaro {
@@ -16,7 +17,8 @@ double kv_bytes_per_decode_step(const ModelSpec& spec, int32_t first_pos, int32_
 /// Measures prefill tok/s (128-token prompt from position 0, median of several runs), decode tok/s (64 tokens
 /// after it), the weight and KV-cache bytes one decoded token reads, the machine's streaming read bandwidth and int8
 /// multiply-accumulate peak, and writes them with the decode efficiencies to `out_path` as JSON (docs/user-guide.md,
-/// "saguaro bench"). `bundle` is a bundle directory or a .sgw file. Returns the process exit code.
-int run_bench(const std::string& bundle, const std::string& out_path, int32_t threads);
+/// "saguaro bench"). `bundle` is a bundle directory or a .sgw file, loaded as `load` says (the engine's default:
+/// read into memory). Returns the process exit code.
+int run_bench(const std::string& bundle, const std::string& out_path, int32_t threads, BlobLoad load);
 
 }  // namespace saguaro

@@ -1,4 +1,5 @@
-// Loads and verifies a weights.sgw blob, from an mmapped file or from bytes already in memory.
+// Loads and verifies a weights.sgw blob: read from a file into memory of its own (or mmapped), or from bytes already
+// in memory.
 #pragma once
 
 #include <cstdint>
@@ -21,11 +22,17 @@ struct BlobEntry {
   uint64_t bytes;
 };
 
+/// How Blob::open brings a file's bytes into the address space (docs/runtime.md, "Blob loader").
+enum class BlobLoad {
+  kRead,  // read into a private anonymous mapping on transparent huge pages, read-only afterwards (the default)
+  kMap,   // mmap the file (shares the page cache; on this machine decode reads such weights up to a fifth slower)
+};
+
 /// A verified blob: every check of docs/runtime.md passed, so every entry can be used without further checks.
 class Blob {
  public:
-  /// Maps and verifies `path`; on failure returns null and sets `err` to "PATH: problem".
-  static std::unique_ptr<Blob> open(const std::string& path, std::string* err);
+  /// Loads (`load`) and verifies `path`; on failure returns null and sets `err` to "PATH: problem".
+  static std::unique_ptr<Blob> open(const std::string& path, std::string* err, BlobLoad load = BlobLoad::kRead);
   /// Verifies `size` bytes at `data` (64-byte aligned, must outlive the Blob); `name` prefixes messages.
   static std::unique_ptr<Blob> from_memory(const void* data, uint64_t size, const std::string& name, std::string* err);
   ~Blob();
@@ -49,7 +56,8 @@ class Blob {
   std::string name_;
   const unsigned char* base_ = nullptr;
   uint64_t size_ = 0;
-  void* mapping_ = nullptr;  // non-null when the bytes are an mmap of a file
+  void* mapping_ = nullptr;  // non-null when the bytes are a mapping of ours (the file's, or anonymous memory)
+  uint64_t mapping_bytes_ = 0;
   std::vector<BlobEntry> tensors_;
   std::unordered_map<std::string, size_t> by_name_;
   std::unordered_map<std::string, std::string> meta_;

@@ -31,7 +31,8 @@ const char* const kUsage =
     "saguaro_bundle BUNDLE --gram IDS_FILE -o DIR | saguaro_bundle BUNDLE --capture PROMPTS_FILE -o DIR [--max-new N] | "
     "saguaro_bundle BUNDLE --complete MESSAGES_FILE [--options OPTIONS_FILE] | saguaro_bundle BUNDLE --serve-stdio | "
     "saguaro_bundle BUNDLE --bench -o OUT.json; "
-    "every mode takes --threads N (0, the default: every hardware thread)";
+    "every mode takes --threads N (0, the default: every hardware thread); all but --complete and --serve-stdio "
+    "take --mmap (map weights.sgw instead of reading it into memory)";
 
 int fail(const std::string& msg) {
   std::fprintf(stderr, "saguaro: %s\n", msg.c_str());
@@ -61,6 +62,7 @@ struct Args {
   bool has_prompt = false;  // without -p the prompt is empty, as in run.c
   bool bench = false;
   bool serve_stdio = false;
+  bool mmap_weights = false;  // --mmap: Engine::Weights::kMap
   int32_t threads = 0;
   int32_t max_new = 32;  // --capture: new tokens per answer at most
   GenerateConfig cfg;
@@ -81,6 +83,10 @@ bool parse_args(int argc, char** argv, Args* a, std::string* err) {
     }
     if (flag == "--serve-stdio") {
       a->serve_stdio = true;
+      continue;
+    }
+    if (flag == "--mmap") {
+      a->mmap_weights = true;
       continue;
     }
     if (i + 1 >= argc) return *err = flag + ": missing value", false;
@@ -139,6 +145,8 @@ bool parse_args(int argc, char** argv, Args* a, std::string* err) {
   if ((modes == 0 || a->has_prompt || !a->complete_file.empty() || a->serve_stdio) != a->out_file.empty())
     return *err = "-o goes with --logits, --gram, --capture or --bench", false;
   if (!a->options_file.empty() && a->complete_file.empty()) return *err = "--options goes with --complete", false;
+  if (a->mmap_weights && (!a->complete_file.empty() || a->serve_stdio))
+    return *err = "--mmap does not go with --complete or --serve-stdio (the C API reads the weights into memory)", false;
   if (!a->has_seed) a->cfg.seed = static_cast<uint64_t>(std::time(nullptr));  // run.c: seed 0 → time
   return true;
 }
@@ -358,10 +366,11 @@ int bundle_main(int argc, char** argv) {
     Args a;
     std::string err;
     if (!parse_args(argc, argv, &a, &err)) return fail(err);
-    if (a.bench) return run_bench(a.bundle, a.out_file, a.threads);
+    if (a.bench) return run_bench(a.bundle, a.out_file, a.threads, a.mmap_weights ? BlobLoad::kMap : BlobLoad::kRead);
     if (!a.complete_file.empty()) return run_complete(a);
     if (a.serve_stdio) return run_serve_stdio(a);
-    std::unique_ptr<Engine> engine = Engine::open(a.bundle, &err);
+    std::unique_ptr<Engine> engine =
+        Engine::open(a.bundle, &err, a.mmap_weights ? Engine::Weights::kMap : Engine::Weights::kRead);
     if (!engine) return fail(err);
     engine->set_threads(a.threads);
     if (!a.gram_file.empty()) return run_gram(*engine, a);

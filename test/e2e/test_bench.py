@@ -73,6 +73,8 @@ def check_bench_json(report):
         # fastest read rate (the per-run decode times vary too: allow a factor 2 either way).
         if not isinstance(r.get("bandwidth_huge_pages"), bool):
             raise SystemExit(f"FAIL: bits {r['bits']}: bandwidth_huge_pages {r.get('bandwidth_huge_pages')}")
+        if r.get("weights_load") != "read":  # the bench loads the weights as every engine does
+            raise SystemExit(f"FAIL: bits {r['bits']}: weights_load {r.get('weights_load')}, expected read")
         runs = r.get("bandwidth_runs_gbs")
         if not isinstance(runs, list) or len(runs) != r["decode_runs"] or not all(x > 0 for x in runs):
             raise SystemExit(f"FAIL: bits {r['bits']}: bandwidth_runs_gbs {runs} for {r['decode_runs']} decode runs")

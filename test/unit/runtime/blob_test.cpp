@@ -34,10 +34,10 @@ class BlobTest : public ::testing::Test {
   }
   static std::vector<std::pair<std::string, std::string>> meta() { return {{"model.name", "t"}, {"k", "v"}}; }
   // Opens the file after replacing its bytes; returns the error (empty when it loaded).
-  std::string open_damaged(const std::string& bytes) {
+  std::string open_damaged(const std::string& bytes, BlobLoad load) {
     test::write_file(path_, bytes);
     std::string err;
-    auto b = Blob::open(path_, &err);
+    auto b = Blob::open(path_, &err, load);
     return b ? std::string() : err;
   }
   // The good file with the manifest's 8-byte value `from` replaced by `to` and both checksums fixed, so only
@@ -56,12 +56,15 @@ class BlobTest : public ::testing::Test {
     std::memcpy(&out[bf::kOffHeaderHash], &hh, 8);
     return out;
   }
+  // Both ways of loading refuse the bytes with one line naming the file and `fragment`.
   void expect_refused(const std::string& bytes, const std::string& fragment) {
-    const std::string err = open_damaged(bytes);
-    ASSERT_FALSE(err.empty()) << "damaged file was accepted";
-    EXPECT_EQ(err.rfind(path_ + ": ", 0), 0u) << err;
-    EXPECT_NE(err.find(fragment), std::string::npos) << err;
-    EXPECT_EQ(err.find('\n'), std::string::npos) << err;
+    for (BlobLoad load : {BlobLoad::kRead, BlobLoad::kMap}) {
+      const std::string err = open_damaged(bytes, load);
+      ASSERT_FALSE(err.empty()) << "damaged file was accepted";
+      EXPECT_EQ(err.rfind(path_ + ": ", 0), 0u) << err;
+      EXPECT_NE(err.find(fragment), std::string::npos) << err;
+      EXPECT_EQ(err.find('\n'), std::string::npos) << err;
+    }
   }
 
   std::string dir_, path_, good_;
@@ -70,23 +73,36 @@ class BlobTest : public ::testing::Test {
 };
 
 TEST_F(BlobTest, RoundTrip) {
+  for (BlobLoad load : {BlobLoad::kRead, BlobLoad::kMap}) {
+    SCOPED_TRACE(load == BlobLoad::kRead ? "read" : "mmap");
+    std::string err;
+    auto b = Blob::open(path_, &err, load);
+    ASSERT_TRUE(b) << err;
+    ASSERT_EQ(b->tensors().size(), 2u);
+    const BlobEntry* a = b->find("a");
+    ASSERT_TRUE(a);
+    EXPECT_EQ(a->kind, "weight");
+    EXPECT_EQ(a->dtype, DType::F32);
+    EXPECT_EQ(a->shape, (std::vector<int64_t>{10, 10}));
+    EXPECT_EQ(std::memcmp(a->data, a_.data(), a_.size() * 4), 0);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(a->data) % 64, 0u);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(b->find("b")->data) % 64, 0u);
+    EXPECT_EQ(std::memcmp(b->find("b")->data, b_.data(), b_.size()), 0);
+    EXPECT_EQ(b->meta("model.name"), "t");
+    EXPECT_EQ(b->meta("missing", "x"), "x");
+    EXPECT_EQ(b->find("nope"), nullptr);
+    EXPECT_EQ(b->size(), good_.size());
+  }
+}
+
+// The weights read into memory are constants: writing to them faults instead of corrupting the model.
+TEST_F(BlobTest, ReadWeightsAreReadOnly) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
   std::string err;
-  auto b = Blob::open(path_, &err);
+  auto b = Blob::open(path_, &err, BlobLoad::kRead);
   ASSERT_TRUE(b) << err;
-  ASSERT_EQ(b->tensors().size(), 2u);
-  const BlobEntry* a = b->find("a");
-  ASSERT_TRUE(a);
-  EXPECT_EQ(a->kind, "weight");
-  EXPECT_EQ(a->dtype, DType::F32);
-  EXPECT_EQ(a->shape, (std::vector<int64_t>{10, 10}));
-  EXPECT_EQ(std::memcmp(a->data, a_.data(), a_.size() * 4), 0);
-  EXPECT_EQ(reinterpret_cast<uintptr_t>(a->data) % 64, 0u);
-  EXPECT_EQ(reinterpret_cast<uintptr_t>(b->find("b")->data) % 64, 0u);
-  EXPECT_EQ(std::memcmp(b->find("b")->data, b_.data(), b_.size()), 0);
-  EXPECT_EQ(b->meta("model.name"), "t");
-  EXPECT_EQ(b->meta("missing", "x"), "x");
-  EXPECT_EQ(b->find("nope"), nullptr);
-  EXPECT_EQ(b->size(), good_.size());
+  volatile unsigned char* p = static_cast<volatile unsigned char*>(const_cast<void*>(b->find("a")->data));
+  EXPECT_DEATH(p[0] = 1, "");
 }
 
 TEST_F(BlobTest, ByteIdenticalForIdenticalInputs) {
@@ -152,7 +168,7 @@ TEST_F(BlobTest, EveryFlippedByteIsRefused) {
   for (size_t i = 0; i < good_.size(); ++i) {
     std::string bad = good_;
     bad[i] ^= 0x20;
-    ASSERT_FALSE(open_damaged(bad).empty()) << "flip at byte " << i << " was accepted";
+    ASSERT_FALSE(open_damaged(bad, BlobLoad::kRead).empty()) << "flip at byte " << i << " was accepted";
   }
 }
 

@@ -38,6 +38,15 @@ TEST_F(BundleMain, GeneratesLikeRunC) {
   EXPECT_NE(err.find("peak_rss_bytes="), std::string::npos) << err;
 }
 
+// --mmap maps weights.sgw instead of reading it: the same tokens.
+TEST_F(BundleMain, MappedWeightsGenerateTheSame) {
+  testing::internal::CaptureStdout();
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(run({dir_, "-p", "a", "-t", "0", "-n", "16", "--mmap"}), 0);
+  EXPECT_EQ(testing::internal::GetCapturedStdout(), "ababa\n");
+  testing::internal::GetCapturedStderr();
+}
+
 TEST_F(BundleMain, WritesLogitsNpy) {
   test::write_file(dir_ + "/ids.txt", "1 262\n261\n");
   testing::internal::CaptureStderr();
@@ -72,6 +81,8 @@ TEST_F(BundleMain, BadInputsFailWithOneLine) {
       {dir_, "--logits", dir_ + "/none.txt", "-o", dir_ + "/o.npy"},
       {dir_, "--logits", dir_ + "/bad_ids.txt"},
       {dir_, "-p", std::string(200, 'b')},
+      {dir_ + "/broken.sgw", "-p", "a", "--mmap"},
+      {dir_, "--complete", dir_ + "/m.json", "--mmap"},
   };
   for (const auto& c : cases) {
     testing::internal::CaptureStderr();
