@@ -17,6 +17,7 @@ void saguaro::buildCompilePipeline(mlir::PassManager &pm, const CompilePipelineO
   pm.addPass(kern::createPackWeights(kern::PackWeightsOptions{o.target}));
   if (o.calibrationTaps)
     pm.addPass(kern::createInsertCalibrationTaps());
+  pm.addPass(kern::createFuseCqProducts(kern::FuseCqProductsOptions{o.target}));
   pm.addPass(kern::createPlanMemory());
   pm.addPass(emit::createKernLowerToEmitC());
 }

@@ -53,9 +53,7 @@ struct PackWeightsPass : saguaro::kern::impl::PackWeightsBase<PackWeightsPass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    static const StringRef kTargets[] = {"generic", "x86-avx2", "x86-avx512vnni", "aarch64-neon",
-                                         "aarch64-dotprod", "aarch64-i8mm"};
-    if (!llvm::is_contained(kTargets, target)) {
+    if (!isKnownTarget(target)) {
       module.emitError("kern-pack-weights: unknown target '") << target << "'";
       return signalPassFailure();
     }

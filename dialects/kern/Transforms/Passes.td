@@ -72,4 +72,32 @@ def PackWeights : Pass<"kern-pack-weights", "mlir::ModuleOp"> {
                         "generic, x86-avx2, x86-avx512vnni, aarch64-neon, aarch64-dotprod or aarch64-i8mm">];
 }
 
+def FuseCqProducts : Pass<"kern-fuse-cq-products", "mlir::ModuleOp"> {
+  let summary = "Merge consecutive int8 CQ products of one activation into one kernel call";
+  let description = [{
+    Two or three `cq_matmul_i8` calls in a row (only `kern.alloc`s between them) that read the
+    same activation buffer with the same rows, codebook, K, bits, layout and thread pool, and
+    write different buffers, become one `cq_matmul2_i8` / `cq_matmul3_i8` call at the place of
+    the last: in a decode step the threads then split the rows of q, k and v (or of gate and
+    up) in one parallel region instead of one region per matrix (docs/internals.md, "Fused
+    products"). Runs after `kern-pack-weights` (the layouts are final) and only for the x86
+    targets, whose kernels fuse the regions; on the others the module is left as it is.
+
+    ```mlir
+    // before
+    kern.call %xq, %q {callee = "cq_matmul_i8", template_args = [1024, 2048, 4, 2],
+        args = [#kern.param<"rows">, 0 : index, #kern.weight<"wq.codes">, #kern.weight<"wq.norms">,
+                #kern.weight<"cq.codebook.b4.g128">, 1 : index, #kern.param<"parallel">]}
+    kern.call %xq, %k {callee = "cq_matmul_i8", template_args = [1024, 1024, 4, 2], args = [...]}
+    // after
+    kern.call %xq, %q, %k {callee = "cq_matmul2_i8", template_args = [1024, 2048, 1024, 4, 2],
+        args = [#kern.param<"rows">, 0 : index, #kern.weight<"cq.codebook.b4.g128">,
+                #kern.weight<"wq.codes">, #kern.weight<"wq.norms">, 1 : index,
+                #kern.weight<"wk.codes">, #kern.weight<"wk.norms">, 2 : index, #kern.param<"parallel">]}
+    ```
+  }];
+  let options = [Option<"target", "target", "std::string", "\"generic\"",
+                        "generic, x86-avx2, x86-avx512vnni, aarch64-neon, aarch64-dotprod or aarch64-i8mm">];
+}
+
 #endif // SAGUARO_KERN_PASSES

@@ -106,6 +106,22 @@ TEST(IsaCqI8, MatmulPanel8BitIdentical) {
   CheckAllShapes<cq::kLayoutPlanarPanel8>();
 }
 
+std::vector<float> RandomCodebook(int bits, std::mt19937& gen) {
+  std::vector<float> cb(1 << bits);
+  for (auto& c : cb) c = std::uniform_real_distribution<float>(-0.3f, 0.3f)(gen);
+  return cb;
+}
+
+// `rows` rows of standard normal activations, quantized by the generic kernel.
+template <int K>
+std::vector<uint8_t> RandomQuantizedActivations(int rows, std::mt19937& gen) {
+  std::vector<float> x(rows * cq::padded_k(K));
+  for (auto& v : x) v = std::normal_distribution<float>(0.0f, 1.0f)(gen);
+  std::vector<uint8_t> xq(rows * cq::act_row_bytes(K));
+  generic::cq_quantize_act_i8<K>(rows, x.data(), xq.data());
+  return xq;
+}
+
 // The column ranges of 1, 2, 3 and 5 threads (ReversedPool, test_util.h) must give the single-threaded result bit
 // for bit.
 template <int K, int N, int Bits, int Layout>
@@ -116,12 +132,8 @@ void CheckThreadSplit(int rows) {
   std::vector<uint8_t> codes(N * cq::row_code_bytes(K, Bits));
   for (auto& b : codes) b = static_cast<uint8_t>(gen());
   std::vector<uint16_t> norms(N * G, cq::float_to_half(0.7f));
-  std::vector<float> cb(1 << Bits);
-  for (auto& c : cb) c = std::uniform_real_distribution<float>(-0.3f, 0.3f)(gen);
-  std::vector<float> x(rows * cq::padded_k(K));
-  for (auto& v : x) v = std::normal_distribution<float>(0.0f, 1.0f)(gen);
-  std::vector<uint8_t> xq(rows * cq::act_row_bytes(K));
-  generic::cq_quantize_act_i8<K>(rows, x.data(), xq.data());
+  const std::vector<float> cb = RandomCodebook(Bits, gen);
+  const std::vector<uint8_t> xq = RandomQuantizedActivations<K>(rows, gen);
   std::vector<float> want(rows * N);
   isa_i8::cq_matmul_i8<K, N, Bits, Layout>(rows, xq.data(), codes.data(), norms.data(), cb.data(), want.data());
   for (int32_t threads : {2, 3, 5}) {
@@ -146,6 +158,72 @@ TEST(IsaCqI8, MatmulLsbBitIdentical) {
   SAGUARO_REQUIRE_ISA();
   CheckAllShapes<cq::kLayoutLsb>();
 }
+
+#if defined(SAGUARO_KERNELS_X86_AVX2)
+// Fused products (x86 only): cq_matmul3_i8 / cq_matmul2_i8 give each product's generic cq_matmul_i8 result bit for
+// bit at 1, 2, 3 and 5 threads, for row counts that are not multiples of 8 (a product's rows start on a panel in
+// the fused row space), decode and prefill row counts, and write nothing outside their outputs.
+template <int K, int N0, int N1, int N2, int Bits, int Layout>
+void CheckProducts(int rows) {
+  SCOPED_TRACE(testing::Message() << "K " << K << " N " << N0 << "," << N1 << "," << N2 << " bits " << Bits
+                                  << " layout " << Layout << " rows " << rows);
+  std::mt19937 gen(K + N0 * 5 + N1 * 3 + N2 + rows);
+  constexpr int G = cq::groups(K);
+  constexpr int kN[] = {N0, N1, N2};
+  std::vector<uint8_t> codes[3];
+  std::vector<uint16_t> norms[3];
+  for (int i = 0; i < 3; ++i) {
+    codes[i].resize(kN[i] * cq::row_code_bytes(K, Bits));
+    for (auto& b : codes[i]) b = static_cast<uint8_t>(gen());
+    norms[i].resize(kN[i] * G);
+    for (auto& h : norms[i]) h = cq::float_to_half(std::uniform_real_distribution<float>(0.05f, 4.0f)(gen));
+  }
+  const std::vector<float> cb = RandomCodebook(Bits, gen);
+  const std::vector<uint8_t> xq = RandomQuantizedActivations<K>(rows, gen);
+  std::vector<float> want[3];
+  want[0].resize(rows * N0), want[1].resize(rows * N1), want[2].resize(rows * N2);
+  generic::cq_matmul_i8<K, N0, Bits, Layout>(rows, xq.data(), codes[0].data(), norms[0].data(), cb.data(), want[0].data());
+  generic::cq_matmul_i8<K, N1, Bits, Layout>(rows, xq.data(), codes[1].data(), norms[1].data(), cb.data(), want[1].data());
+  generic::cq_matmul_i8<K, N2, Bits, Layout>(rows, xq.data(), codes[2].data(), norms[2].data(), cb.data(), want[2].data());
+  constexpr float kSentinel = -12345.0f;
+  for (int32_t threads : {1, 2, 3, 5}) {
+    SCOPED_TRACE(testing::Message() << "threads " << threads);
+    ReversedPool pool(threads);
+    const Parallel* par = threads == 1 ? nullptr : &pool.par;
+    // Each output with one sentinel float on either side.
+    std::vector<float> got[3];
+    for (int i = 0; i < 3; ++i) got[i].assign(rows * kN[i] + 2, kSentinel);
+    isa_i8::cq_matmul3_i8<K, N0, N1, N2, Bits, Layout>(rows, xq.data(), cb.data(), codes[0].data(), norms[0].data(),
+                                                       got[0].data() + 1, codes[1].data(), norms[1].data(),
+                                                       got[1].data() + 1, codes[2].data(), norms[2].data(),
+                                                       got[2].data() + 1, par);
+    for (int i = 0; i < 3; ++i) {
+      ExpectBitEqual(got[i].data() + 1, want[i].data(), want[i].size());
+      EXPECT_EQ(got[i].front(), kSentinel);
+      EXPECT_EQ(got[i].back(), kSentinel);
+    }
+    for (int i = 0; i < 2; ++i) got[i].assign(rows * kN[i] + 2, kSentinel);
+    isa_i8::cq_matmul2_i8<K, N0, N1, Bits, Layout>(rows, xq.data(), cb.data(), codes[0].data(), norms[0].data(),
+                                                   got[0].data() + 1, codes[1].data(), norms[1].data(),
+                                                   got[1].data() + 1, par);
+    for (int i = 0; i < 2; ++i) {
+      ExpectBitEqual(got[i].data() + 1, want[i].data(), want[i].size());
+      EXPECT_EQ(got[i].front(), kSentinel);
+      EXPECT_EQ(got[i].back(), kSentinel);
+    }
+  }
+}
+
+TEST(IsaCqI8, FusedProductsBitIdentical) {
+  SAGUARO_REQUIRE_ISA();
+  for (int rows : {1, 2, 5}) {
+    CheckProducts<1024, 203, 64, 37, 4, cq::kLayoutPlanarPanel8>(rows);
+    CheckProducts<1024, 16, 130, 9, 2, cq::kLayoutPlanarPanel8>(rows);
+    CheckProducts<3072, 40, 24, 8, 3, cq::kLayoutPlanarPanel8>(rows);
+    CheckProducts<256, 13, 21, 5, 4, cq::kLayoutLsb>(rows);
+  }
+}
+#endif  // SAGUARO_KERNELS_X86_AVX2
 
 TEST(IsaCqI8, KernelsHeaderSelectsIsa) {
   EXPECT_EQ(&kernels::cq_quantize_act_i8<64>, &isa_i8::cq_quantize_act_i8<64>);

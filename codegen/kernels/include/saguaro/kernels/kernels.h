@@ -76,10 +76,15 @@ using x86_avx2::matmul_f16;
 using x86_avx2::matmul_f32;
 using x86_avx2::rmsnorm_f32;
 using x86_avx2::rope_f32;
+// Fused products (cq_matmul2_i8, cq_matmul3_i8) exist for x86 only; kern-fuse-cq-products emits them for x86 targets.
 #if defined(SAGUARO_KERNELS_X86_AVX512VNNI)
+using x86_avx512vnni::cq_matmul2_i8;
+using x86_avx512vnni::cq_matmul3_i8;
 using x86_avx512vnni::cq_matmul_i8;
 using x86_avx512vnni::cq_quantize_act_i8;
 #else
+using x86_avx2::cq_matmul2_i8;
+using x86_avx2::cq_matmul3_i8;
 using x86_avx2::cq_matmul_i8;
 using x86_avx2::cq_quantize_act_i8;
 #endif

@@ -86,4 +86,23 @@ inline void cq_matmul_i8(int32_t rows, const void* xq, const void* codes, const 
   });
 }
 
+/// Two products of one quantized activation: y0 = cq_matmul_i8<K, N0, …>(xq, codes0, norms0), y1 likewise (the
+/// outputs must not overlap). kern-fuse-cq-products emits it for consecutive products of one activation; an ISA
+/// version computes all rows in one parallel region, with the same results.
+template <int K, int N0, int N1, int Bits, int Layout>
+inline void cq_matmul2_i8(int32_t rows, const void* xq, const void* codebook, const void* codes0, const void* norms0,
+                          float* y0, const void* codes1, const void* norms1, float* y1, const Parallel* par = nullptr) {
+  cq_matmul_i8<K, N0, Bits, Layout>(rows, xq, codes0, norms0, codebook, y0, par);
+  cq_matmul_i8<K, N1, Bits, Layout>(rows, xq, codes1, norms1, codebook, y1, par);
+}
+
+/// Three products of one quantized activation (as cq_matmul2_i8).
+template <int K, int N0, int N1, int N2, int Bits, int Layout>
+inline void cq_matmul3_i8(int32_t rows, const void* xq, const void* codebook, const void* codes0, const void* norms0,
+                          float* y0, const void* codes1, const void* norms1, float* y1, const void* codes2,
+                          const void* norms2, float* y2, const Parallel* par = nullptr) {
+  cq_matmul2_i8<K, N0, N1, Bits, Layout>(rows, xq, codebook, codes0, norms0, y0, codes1, norms1, y1, par);
+  cq_matmul_i8<K, N2, Bits, Layout>(rows, xq, codes2, norms2, codebook, y2, par);
+}
+
 }  // namespace saguaro::kernels::generic

@@ -18,8 +18,10 @@
 
 #include <immintrin.h>
 
+#include <array>
 #include <cstdint>
 #include <cstring>
+#include <utility>
 
 #include "saguaro/kernels/cq_format.h"
 #include "saguaro/kernels/generic/cq_i8.h"
@@ -301,6 +303,17 @@ __attribute__((noinline)) void gemm_range(int32_t rows, const void* xq, const ui
       gemv_tile<K, N, Bits, Layout, 1, Ops>(ActRow<K>(xq, r), c, nrm, n, lut, scb, y + static_cast<int64_t>(r) * N);
 }
 
+/// Decode: y[n] for the rows n of [n0, n1) ∩ [0, N) of one activation row, n0 a multiple of 8 (eight at a time,
+/// then one at a time).
+template <int K, int N, int Bits, int Layout, class Ops>
+inline void gemv_rows(const ActRow<K>& x, const uint8_t* c, const uint16_t* nrm, int64_t n0, int64_t n1, __m256i lut,
+                      float scb, float* y) {
+  int64_t n = n0 > 0 ? n0 : 0;
+  const int64_t end = n1 < N ? n1 : N;
+  for (; n + 8 <= end; n += 8) gemv_tile<K, N, Bits, Layout, 8, Ops>(x, c, nrm, n, lut, scb, y);
+  for (; n < end; ++n) gemv_tile<K, N, Bits, Layout, 1, Ops>(x, c, nrm, n, lut, scb, y);
+}
+
 /// y = the integer codebook matmul with the products of `Ops` (generic::cq_matmul_i8's contract and result).
 template <int K, int N, int Bits, int Layout, class Ops>
 inline void matmul_or_generic(int32_t rows, const void* xq, const void* codes, const void* norms,
@@ -316,18 +329,58 @@ inline void matmul_or_generic(int32_t rows, const void* xq, const void* codes, c
     // Each thread takes a range of output columns that starts on a panel (8 rows).
     parallel_ranges(par, N, 8, int64_t{rows} * N * K, [&](int64_t n0, int64_t n1) {
       if (rows < 4) {
-        for (int32_t r = 0; r < rows; ++r) {
-          const ActRow<K> x(xq, r);
-          float* yr = y + static_cast<int64_t>(r) * N;
-          int64_t n = n0;
-          for (; n + 8 <= n1; n += 8) gemv_tile<K, N, Bits, Layout, 8, Ops>(x, c, nrm, n, lut, scb, yr);
-          for (; n < n1; ++n) gemv_tile<K, N, Bits, Layout, 1, Ops>(x, c, nrm, n, lut, scb, yr);
-        }
+        for (int32_t r = 0; r < rows; ++r)
+          gemv_rows<K, N, Bits, Layout, Ops>(ActRow<K>(xq, r), c, nrm, n0, n1, lut, scb, y + int64_t{r} * N);
         return;
       }
       gemm_range<K, N, Bits, Layout, Ops>(rows, xq, c, nrm, n0, n1, lut, scb, y);
     });
   }
+}
+
+/// One product of a fused call: an N-row weight's codes and norms and its output.
+struct Product {
+  const void* codes;
+  const void* norms;
+  float* y;
+};
+
+/// Where product i's rows start in the fused row space: each product begins on a multiple of 8 (a panel).
+template <int... Ns>
+constexpr std::array<int64_t, sizeof...(Ns) + 1> product_offsets() {
+  std::array<int64_t, sizeof...(Ns) + 1> off{};
+  const int n[] = {Ns...};
+  for (size_t i = 0; i < sizeof...(Ns); ++i) off[i + 1] = off[i] + (n[i] + 7) / 8 * 8;
+  return off;
+}
+
+/// y_i = the integer codebook matmul of xq with product i (generic::cq_matmul_i8's result for each). Decode (fewer
+/// than 4 rows) splits the rows of all products over the threads in one parallel region — one wake-up and one
+/// wait instead of one per product, and long streams instead of short ones; prefill runs the products one after
+/// another (each already long enough to split well).
+template <int K, int Bits, int Layout, class Ops, int... Ns, size_t... I>
+inline void products_or_separate(int32_t rows, const void* xq, const void* codebook, const Product (&p)[sizeof...(Ns)],
+                                 const Parallel* par, std::index_sequence<I...>) {
+  constexpr int g = cq::group_size(K);
+  if (rows >= 4 || !kVectorDecode<g, Bits, Layout>) {
+    (matmul_or_generic<K, Ns, Bits, Layout, Ops>(rows, xq, p[I].codes, p[I].norms, codebook, p[I].y, par), ...);
+    return;
+  }
+  constexpr auto off = product_offsets<Ns...>();
+  constexpr int64_t total = off[sizeof...(Ns)];
+  float scb;
+  const __m256i lut = codebook_lut<Bits>(static_cast<const float*>(codebook), &scb);
+  parallel_ranges(par, total, 8, int64_t{rows} * total * K, [&](int64_t n0, int64_t n1) {
+    for (int32_t r = 0; r < rows; ++r) {
+      const ActRow<K> x(xq, r);
+      ((n0 < off[I + 1] && n1 > off[I]
+            ? gemv_rows<K, Ns, Bits, Layout, Ops>(x, static_cast<const uint8_t*>(p[I].codes),
+                                                  static_cast<const uint16_t*>(p[I].norms), n0 - off[I], n1 - off[I],
+                                                  lut, scb, p[I].y + int64_t{r} * Ns)
+            : void()),
+       ...);
+    }
+  });
 }
 
 }  // namespace cq_i8_detail
@@ -380,6 +433,25 @@ inline void cq_matmul_i8(int32_t rows, const void* xq, const void* codes, const 
                          float* y, const Parallel* par = nullptr) {
   cq_i8_detail::matmul_or_generic<K, N, Bits, Layout, cq_i8_detail::Avx2Ops>(rows, xq, codes, norms, codebook, y,
                                                                              par);
+}
+
+/// Two products of one activation (contract of generic::cq_matmul2_i8, same results), in one parallel region.
+template <int K, int N0, int N1, int Bits, int Layout>
+inline void cq_matmul2_i8(int32_t rows, const void* xq, const void* codebook, const void* codes0, const void* norms0,
+                          float* y0, const void* codes1, const void* norms1, float* y1, const Parallel* par = nullptr) {
+  const cq_i8_detail::Product p[] = {{codes0, norms0, y0}, {codes1, norms1, y1}};
+  cq_i8_detail::products_or_separate<K, Bits, Layout, cq_i8_detail::Avx2Ops, N0, N1>(rows, xq, codebook, p, par,
+                                                                                     std::make_index_sequence<2>());
+}
+
+/// Three products of one activation (contract of generic::cq_matmul3_i8, same results), in one parallel region.
+template <int K, int N0, int N1, int N2, int Bits, int Layout>
+inline void cq_matmul3_i8(int32_t rows, const void* xq, const void* codebook, const void* codes0, const void* norms0,
+                          float* y0, const void* codes1, const void* norms1, float* y1, const void* codes2,
+                          const void* norms2, float* y2, const Parallel* par = nullptr) {
+  const cq_i8_detail::Product p[] = {{codes0, norms0, y0}, {codes1, norms1, y1}, {codes2, norms2, y2}};
+  cq_i8_detail::products_or_separate<K, Bits, Layout, cq_i8_detail::Avx2Ops, N0, N1, N2>(
+      rows, xq, codebook, p, par, std::make_index_sequence<3>());
 }
 
 }  // namespace saguaro::kernels::x86_avx2
