@@ -30,6 +30,7 @@
 #endif
 
 #include "blob.h"
+#include "huge_pages.h"
 #include "model_state.h"
 #include "saguaro/kernels/cpu_features.h"
 
@@ -78,18 +79,19 @@ uint64_t read_sum(const uint64_t* p, uint64_t words) {
 // A buffer far larger than any last-level cache, and the read rate over it with the threads of `par` (chunks
 // claimed as the kernels claim theirs, kernels::parallel_ranges).
 //
-// The buffer asks for transparent huge pages (2 MiB), as the loader does for the weights (docs/runtime.md, "Blob
+// The buffer is memory of the kind the loader reads the weights into (map_huge_pages; docs/runtime.md, "Blob
 // loader"): a 4 KiB-page buffer reads about a fifth slower on this machine (24 against 29–31 GB/s at one thread),
-// which would flatter the decode efficiency. huge_pages() says whether the kernel accepted the advice.
+// which would flatter the decode efficiency. huge_pages() says whether the kernel accepted the huge-page advice.
 class ReadBandwidth {
  public:
-  ReadBandwidth() : buf_(static_cast<uint64_t*>(std::aligned_alloc(kHugePage, kBandwidthBytes)), &std::free) {
+  ReadBandwidth() {
+    buf_ = static_cast<uint64_t*>(map_huge_pages(kBandwidthBytes, &length_, &huge_pages_));
     if (!buf_) throw std::runtime_error("cannot allocate the bandwidth buffer");
-#ifdef MADV_HUGEPAGE
-    huge_pages_ = madvise(buf_.get(), kBandwidthBytes, MADV_HUGEPAGE) == 0;
-#endif
-    for (uint64_t i = 0; i < kWords; ++i) buf_.get()[i] = i;  // touch every page before timing
+    for (uint64_t i = 0; i < kWords; ++i) buf_[i] = i;  // touch every page before timing
   }
+  ~ReadBandwidth() { munmap(buf_, length_); }
+  ReadBandwidth(const ReadBandwidth&) = delete;
+  ReadBandwidth& operator=(const ReadBandwidth&) = delete;
 
   bool huge_pages() const { return huge_pages_; }
 
@@ -102,7 +104,7 @@ class ReadBandwidth {
       std::atomic<uint64_t> sum{0};
       const auto n = static_cast<int64_t>(kWords);
       kernels::parallel_ranges(par, n, 4096, n, [&](int64_t b, int64_t e) {
-        sum.fetch_add(read_sum(buf_.get() + b, static_cast<uint64_t>(e - b)), std::memory_order_relaxed);
+        sum.fetch_add(read_sum(buf_ + b, static_cast<uint64_t>(e - b)), std::memory_order_relaxed);
       });
       sink_ = sink_ + sum.load();
       bytes += kBandwidthBytes;
@@ -113,8 +115,8 @@ class ReadBandwidth {
 
  private:
   static constexpr uint64_t kWords = kBandwidthBytes / 8;
-  static constexpr size_t kHugePage = size_t{2} << 20;
-  std::unique_ptr<uint64_t, decltype(&std::free)> buf_;
+  uint64_t* buf_ = nullptr;
+  uint64_t length_ = 0;
   bool huge_pages_ = false;
   volatile uint64_t sink_ = 0;
 };
@@ -300,7 +302,7 @@ double kv_bytes_per_decode_step(const ModelSpec& spec, int32_t first_pos, int32_
   return total / steps;
 }
 
-int run_bench(const std::string& bundle, const std::string& out_path, int32_t threads, BlobLoad load) {
+int run_bench(const std::string& bundle, const std::string& out_path, int32_t threads, WeightsLoad load) {
   const ModelSpec& spec = saguaro_model_spec();
   std::string path = bundle, err;
   struct stat st;
@@ -376,7 +378,7 @@ int run_bench(const std::string& bundle, const std::string& out_path, int32_t th
                         {"weight_bytes_per_token", bytes},
                         {"kv_bytes_per_token", kv_bytes},
                         {"tied_embeddings", tied},
-                        {"weights_load", load == BlobLoad::kMap ? "mmap" : "read"},
+                        {"weights_load", load == WeightsLoad::kMap ? "mmap" : "read"},
                         {"bandwidth_gbs", median(decode_bandwidths)},
                         {"bandwidth_runs_gbs", decode_bandwidths},
                         {"bandwidth_huge_pages", reader.huge_pages()},

@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <string>
 
-#include "blob.h"
 #include "saguaro/model_abi.h"
+#include "saguaro/weights_load.h"
 
 namespace saguaro {
 
@@ -19,6 +19,6 @@ double kv_bytes_per_decode_step(const ModelSpec& spec, int32_t first_pos, int32_
 /// multiply-accumulate peak, and writes them with the decode efficiencies to `out_path` as JSON (docs/user-guide.md,
 /// "saguaro bench"). `bundle` is a bundle directory or a .sgw file, loaded as `load` says (the engine's default:
 /// read into memory). Returns the process exit code.
-int run_bench(const std::string& bundle, const std::string& out_path, int32_t threads, BlobLoad load);
+int run_bench(const std::string& bundle, const std::string& out_path, int32_t threads, WeightsLoad load);
 
 }  // namespace saguaro

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "huge_pages.h"
 #include "saguaro/blob_format.h"
 #include "weights_generated.h"
 #include "xxh64.h"
@@ -35,29 +36,6 @@ std::string hex(uint64_t v) {
   return buf;
 }
 
-constexpr uint64_t kHugePage = uint64_t{2} << 20;
-
-/// A private anonymous mapping of at least `bytes` that starts on a 2 MiB boundary and asks for transparent huge
-/// pages (decode streams every weight once per token, and on the machine of docs/runtime.md reads them up to a
-/// fifth faster from such memory than through a mapping of the file); null on failure. `*mapped` receives its
-/// length.
-void* map_anonymous_huge(uint64_t bytes, uint64_t* mapped) {
-  const uint64_t length = (bytes + kHugePage - 1) / kHugePage * kHugePage;
-  // Over-allocate by one huge page and trim both ends to the aligned range.
-  void* raw = mmap(nullptr, length + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (raw == MAP_FAILED) return nullptr;
-  const auto start = reinterpret_cast<uintptr_t>(raw);
-  const uintptr_t aligned = (start + kHugePage - 1) / kHugePage * kHugePage;
-  if (aligned > start) munmap(raw, aligned - start);
-  if (const uintptr_t tail = start + length + kHugePage - (aligned + length); tail > 0)
-    munmap(reinterpret_cast<void*>(aligned + length), tail);
-#ifdef MADV_HUGEPAGE
-  madvise(reinterpret_cast<void*>(aligned), length, MADV_HUGEPAGE);  // advice: without THP it still works
-#endif
-  *mapped = length;
-  return reinterpret_cast<void*>(aligned);
-}
-
 /// Reads all `size` bytes of `fd` into `dst`; false with `problem` set on an error or a file that shrank.
 bool read_all(int fd, unsigned char* dst, uint64_t size, std::string* problem) {
   uint64_t done = 0;
@@ -74,7 +52,7 @@ bool read_all(int fd, unsigned char* dst, uint64_t size, std::string* problem) {
 
 }  // namespace
 
-std::unique_ptr<Blob> Blob::open(const std::string& path, std::string* err, BlobLoad load) {
+std::unique_ptr<Blob> Blob::open(const std::string& path, std::string* err, WeightsLoad load) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return *err = path + ": cannot open: " + std::strerror(errno), nullptr;
   struct stat st;
@@ -85,7 +63,7 @@ std::unique_ptr<Blob> Blob::open(const std::string& path, std::string* err, Blob
   std::unique_ptr<Blob> b(new Blob());
   b->name_ = path;
   b->size_ = static_cast<uint64_t>(st.st_size);
-  if (b->size_ > 0 && load == BlobLoad::kMap) {
+  if (b->size_ > 0 && load == WeightsLoad::kMap) {
     void* m = mmap(nullptr, b->size_, PROT_READ, MAP_PRIVATE, fd, 0);
     if (m == MAP_FAILED) {
       ::close(fd);
@@ -94,7 +72,10 @@ std::unique_ptr<Blob> Blob::open(const std::string& path, std::string* err, Blob
     b->mapping_ = m;
     b->mapping_bytes_ = b->size_;
   } else if (b->size_ > 0) {
-    void* m = map_anonymous_huge(b->size_, &b->mapping_bytes_);
+    // Decode streams every weight once per token, and on the machine of docs/runtime.md reads them up to a fifth
+    // faster from huge pages of its own than through a mapping of the file.
+    bool advised;
+    void* m = map_huge_pages(b->size_, &b->mapping_bytes_, &advised);
     if (!m) {
       ::close(fd);
       return *err = path + ": cannot allocate " + std::to_string(b->size_) + " bytes: " + std::strerror(errno), nullptr;

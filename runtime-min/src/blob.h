@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "saguaro/model_abi.h"
+#include "saguaro/weights_load.h"
 
 namespace saguaro {
 
@@ -22,17 +23,11 @@ struct BlobEntry {
   uint64_t bytes;
 };
 
-/// How Blob::open brings a file's bytes into the address space (docs/runtime.md, "Blob loader").
-enum class BlobLoad {
-  kRead,  // read into a private anonymous mapping on transparent huge pages, read-only afterwards (the default)
-  kMap,   // mmap the file (shares the page cache; on this machine decode reads such weights up to a fifth slower)
-};
-
 /// A verified blob: every check of docs/runtime.md passed, so every entry can be used without further checks.
 class Blob {
  public:
   /// Loads (`load`) and verifies `path`; on failure returns null and sets `err` to "PATH: problem".
-  static std::unique_ptr<Blob> open(const std::string& path, std::string* err, BlobLoad load = BlobLoad::kRead);
+  static std::unique_ptr<Blob> open(const std::string& path, std::string* err, WeightsLoad load = WeightsLoad::kRead);
   /// Verifies `size` bytes at `data` (64-byte aligned, must outlive the Blob); `name` prefixes messages.
   static std::unique_ptr<Blob> from_memory(const void* data, uint64_t size, const std::string& name, std::string* err);
   ~Blob();

@@ -62,7 +62,7 @@ struct Args {
   bool has_prompt = false;  // without -p the prompt is empty, as in run.c
   bool bench = false;
   bool serve_stdio = false;
-  bool mmap_weights = false;  // --mmap: Engine::Weights::kMap
+  WeightsLoad load = WeightsLoad::kRead;  // --mmap: WeightsLoad::kMap
   int32_t threads = 0;
   int32_t max_new = 32;  // --capture: new tokens per answer at most
   GenerateConfig cfg;
@@ -86,7 +86,7 @@ bool parse_args(int argc, char** argv, Args* a, std::string* err) {
       continue;
     }
     if (flag == "--mmap") {
-      a->mmap_weights = true;
+      a->load = WeightsLoad::kMap;
       continue;
     }
     if (i + 1 >= argc) return *err = flag + ": missing value", false;
@@ -145,7 +145,7 @@ bool parse_args(int argc, char** argv, Args* a, std::string* err) {
   if ((modes == 0 || a->has_prompt || !a->complete_file.empty() || a->serve_stdio) != a->out_file.empty())
     return *err = "-o goes with --logits, --gram, --capture or --bench", false;
   if (!a->options_file.empty() && a->complete_file.empty()) return *err = "--options goes with --complete", false;
-  if (a->mmap_weights && (!a->complete_file.empty() || a->serve_stdio))
+  if (a->load == WeightsLoad::kMap && (!a->complete_file.empty() || a->serve_stdio))
     return *err = "--mmap does not go with --complete or --serve-stdio (the C API reads the weights into memory)", false;
   if (!a->has_seed) a->cfg.seed = static_cast<uint64_t>(std::time(nullptr));  // run.c: seed 0 → time
   return true;
@@ -366,11 +366,10 @@ int bundle_main(int argc, char** argv) {
     Args a;
     std::string err;
     if (!parse_args(argc, argv, &a, &err)) return fail(err);
-    if (a.bench) return run_bench(a.bundle, a.out_file, a.threads, a.mmap_weights ? BlobLoad::kMap : BlobLoad::kRead);
+    if (a.bench) return run_bench(a.bundle, a.out_file, a.threads, a.load);
     if (!a.complete_file.empty()) return run_complete(a);
     if (a.serve_stdio) return run_serve_stdio(a);
-    std::unique_ptr<Engine> engine =
-        Engine::open(a.bundle, &err, a.mmap_weights ? Engine::Weights::kMap : Engine::Weights::kRead);
+    std::unique_ptr<Engine> engine = Engine::open(a.bundle, &err, a.load);
     if (!engine) return fail(err);
     engine->set_threads(a.threads);
     if (!a.gram_file.empty()) return run_gram(*engine, a);

@@ -61,11 +61,11 @@ struct Engine::Impl {
 Engine::Engine(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Engine::~Engine() = default;
 
-std::unique_ptr<Engine> Engine::open(const std::string& bundle_path, std::string* err, Weights weights) {
+std::unique_ptr<Engine> Engine::open(const std::string& bundle_path, std::string* err, WeightsLoad load) {
   struct stat st;
   std::string path = bundle_path;
   if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) path += "/weights.sgw";
-  std::unique_ptr<Blob> blob = Blob::open(path, err, weights == Weights::kMap ? BlobLoad::kMap : BlobLoad::kRead);
+  std::unique_ptr<Blob> blob = Blob::open(path, err, load);
   if (!blob) return nullptr;
   auto impl = std::make_unique<Impl>();
   impl->blob = std::move(blob);

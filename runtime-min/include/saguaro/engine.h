@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "saguaro/model_abi.h"
+#include "saguaro/weights_load.h"
 
 namespace saguaro {
 
@@ -46,14 +47,10 @@ using StepHook = std::function<void(const float* logits, int32_t vocab)>;
 
 class Engine {
  public:
-  /// How open() brings the weights into memory (docs/runtime.md, "Blob loader").
-  enum class Weights {
-    kRead,  // read into memory of the engine's own, on transparent huge pages (the default; decodes faster)
-    kMap,   // mmap the file
-  };
-  /// Opens a bundle directory (containing weights.sgw) or a .sgw file; null + "FILE: problem" on failure.
+  /// Opens a bundle directory (containing weights.sgw) or a .sgw file, loading the weights as `load` says; null +
+  /// "FILE: problem" on failure.
   static std::unique_ptr<Engine> open(const std::string& bundle_path, std::string* err,
-                                      Weights weights = Weights::kRead);
+                                      WeightsLoad load = WeightsLoad::kRead);
   /// Opens blob bytes linked into the program (64-byte aligned, must outlive the engine).
   static std::unique_ptr<Engine> open_memory(const void* data, uint64_t size, const std::string& name,
                                              std::string* err);

@@ -185,32 +185,34 @@ void CheckProducts(int rows) {
   generic::cq_matmul_i8<K, N0, Bits, Layout>(rows, xq.data(), codes[0].data(), norms[0].data(), cb.data(), want[0].data());
   generic::cq_matmul_i8<K, N1, Bits, Layout>(rows, xq.data(), codes[1].data(), norms[1].data(), cb.data(), want[1].data());
   generic::cq_matmul_i8<K, N2, Bits, Layout>(rows, xq.data(), codes[2].data(), norms[2].data(), cb.data(), want[2].data());
+  // Each output with one sentinel float on either side: `fill` resets the first n, `expect` checks them.
   constexpr float kSentinel = -12345.0f;
+  std::vector<float> got[3];
+  auto fill = [&](int n) {
+    for (int i = 0; i < n; ++i) got[i].assign(rows * kN[i] + 2, kSentinel);
+  };
+  auto expect = [&](int n) {
+    for (int i = 0; i < n; ++i) {
+      ExpectBitEqual(got[i].data() + 1, want[i].data(), want[i].size());
+      EXPECT_EQ(got[i].front(), kSentinel);
+      EXPECT_EQ(got[i].back(), kSentinel);
+    }
+  };
   for (int32_t threads : {1, 2, 3, 5}) {
     SCOPED_TRACE(testing::Message() << "threads " << threads);
     ReversedPool pool(threads);
     const Parallel* par = threads == 1 ? nullptr : &pool.par;
-    // Each output with one sentinel float on either side.
-    std::vector<float> got[3];
-    for (int i = 0; i < 3; ++i) got[i].assign(rows * kN[i] + 2, kSentinel);
+    fill(3);
     isa_i8::cq_matmul3_i8<K, N0, N1, N2, Bits, Layout>(rows, xq.data(), cb.data(), codes[0].data(), norms[0].data(),
                                                        got[0].data() + 1, codes[1].data(), norms[1].data(),
                                                        got[1].data() + 1, codes[2].data(), norms[2].data(),
                                                        got[2].data() + 1, par);
-    for (int i = 0; i < 3; ++i) {
-      ExpectBitEqual(got[i].data() + 1, want[i].data(), want[i].size());
-      EXPECT_EQ(got[i].front(), kSentinel);
-      EXPECT_EQ(got[i].back(), kSentinel);
-    }
-    for (int i = 0; i < 2; ++i) got[i].assign(rows * kN[i] + 2, kSentinel);
+    expect(3);
+    fill(2);
     isa_i8::cq_matmul2_i8<K, N0, N1, Bits, Layout>(rows, xq.data(), cb.data(), codes[0].data(), norms[0].data(),
                                                    got[0].data() + 1, codes[1].data(), norms[1].data(),
                                                    got[1].data() + 1, par);
-    for (int i = 0; i < 2; ++i) {
-      ExpectBitEqual(got[i].data() + 1, want[i].data(), want[i].size());
-      EXPECT_EQ(got[i].front(), kSentinel);
-      EXPECT_EQ(got[i].back(), kSentinel);
-    }
+    expect(2);
   }
 }
 

@@ -34,7 +34,7 @@ class BlobTest : public ::testing::Test {
   }
   static std::vector<std::pair<std::string, std::string>> meta() { return {{"model.name", "t"}, {"k", "v"}}; }
   // Opens the file after replacing its bytes; returns the error (empty when it loaded).
-  std::string open_damaged(const std::string& bytes, BlobLoad load) {
+  std::string open_damaged(const std::string& bytes, WeightsLoad load) {
     test::write_file(path_, bytes);
     std::string err;
     auto b = Blob::open(path_, &err, load);
@@ -58,7 +58,7 @@ class BlobTest : public ::testing::Test {
   }
   // Both ways of loading refuse the bytes with one line naming the file and `fragment`.
   void expect_refused(const std::string& bytes, const std::string& fragment) {
-    for (BlobLoad load : {BlobLoad::kRead, BlobLoad::kMap}) {
+    for (WeightsLoad load : {WeightsLoad::kRead, WeightsLoad::kMap}) {
       const std::string err = open_damaged(bytes, load);
       ASSERT_FALSE(err.empty()) << "damaged file was accepted";
       EXPECT_EQ(err.rfind(path_ + ": ", 0), 0u) << err;
@@ -73,8 +73,8 @@ class BlobTest : public ::testing::Test {
 };
 
 TEST_F(BlobTest, RoundTrip) {
-  for (BlobLoad load : {BlobLoad::kRead, BlobLoad::kMap}) {
-    SCOPED_TRACE(load == BlobLoad::kRead ? "read" : "mmap");
+  for (WeightsLoad load : {WeightsLoad::kRead, WeightsLoad::kMap}) {
+    SCOPED_TRACE(load == WeightsLoad::kRead ? "read" : "mmap");
     std::string err;
     auto b = Blob::open(path_, &err, load);
     ASSERT_TRUE(b) << err;
@@ -99,7 +99,7 @@ TEST_F(BlobTest, RoundTrip) {
 TEST_F(BlobTest, ReadWeightsAreReadOnly) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   std::string err;
-  auto b = Blob::open(path_, &err, BlobLoad::kRead);
+  auto b = Blob::open(path_, &err, WeightsLoad::kRead);
   ASSERT_TRUE(b) << err;
   volatile unsigned char* p = static_cast<volatile unsigned char*>(const_cast<void*>(b->find("a")->data));
   EXPECT_DEATH(p[0] = 1, "");
@@ -168,7 +168,7 @@ TEST_F(BlobTest, EveryFlippedByteIsRefused) {
   for (size_t i = 0; i < good_.size(); ++i) {
     std::string bad = good_;
     bad[i] ^= 0x20;
-    ASSERT_FALSE(open_damaged(bad, BlobLoad::kRead).empty()) << "flip at byte " << i << " was accepted";
+    ASSERT_FALSE(open_damaged(bad, WeightsLoad::kRead).empty()) << "flip at byte " << i << " was accepted";
   }
 }
 
