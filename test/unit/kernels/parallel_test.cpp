@@ -1,9 +1,10 @@
-// kernels::parallel_ranges (guided chunks claimed by the threads) and parallel_threads, on a pool of real threads
-// that run at the same time.
+// kernels::parallel_ranges (a contiguous share per thread, stealing when one runs dry) and parallel_threads, on
+// pools of real threads that run at the same time, and on one that runs them in turn (predictable steals).
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <mutex>
 #include <thread>
@@ -15,68 +16,135 @@
 namespace saguaro::kernels {
 namespace {
 
-/// A pool that starts threads 1 … threads−1 for every task and runs index 0 on the caller, all at once.
+/// A pool that starts threads 1 … threads−1 for every task and runs index 0 on the caller, all at once; thread
+/// index `late` (if any) starts only after `delay`.
 struct ConcurrentPool {
-  explicit ConcurrentPool(int32_t threads) : par{threads, this, &Run} {}
+  explicit ConcurrentPool(int32_t threads, int32_t late = -1, std::chrono::milliseconds delay = {})
+      : par{threads, this, &Run}, late(late), delay(delay), ids(threads) {}
   static void Run(void* pool, ParallelTask task, void* arg) {
     ConcurrentPool& self = *static_cast<ConcurrentPool*>(pool);
     ++self.runs;
+    auto body = [&self, task, arg](int32_t t) {
+      self.ids[t] = std::this_thread::get_id();
+      if (t == self.late) std::this_thread::sleep_for(self.delay);
+      task(arg, t);
+    };
     std::vector<std::thread> others;
-    for (int32_t t = 1; t < self.par.threads; ++t) others.emplace_back(task, arg, t);
-    task(arg, 0);
+    for (int32_t t = 1; t < self.par.threads; ++t) others.emplace_back(body, t);
+    body(0);
     for (std::thread& o : others) o.join();
   }
+  /// The pool index of the thread with this id.
+  int32_t index_of(std::thread::id id) const {
+    return static_cast<int32_t>(std::find(ids.begin(), ids.end(), id) - ids.begin());
+  }
   Parallel par;
+  int32_t late;
+  std::chrono::milliseconds delay;
+  std::vector<std::thread::id> ids;
   int runs = 0;
 };
 
-TEST(GuidedChunks, TileTheRangeWithAlignedShrinkingChunks) {
-  for (int64_t n : {1, 7, 8, 9, 64, 301, 1024, 3072, 151936})
-    for (int64_t align : {1, 4, 8, 16})
-      for (int64_t min_chunk : {align, 4 * align, 64 * align})
-        for (int32_t threads : {2, 3, 5}) {
-          int64_t b = 0, chunks = 0, last = n;
-          while (b < n) {
-            const int64_t e = guided_chunk_end(n, align, min_chunk, threads, b);
-            ASSERT_GT(e, b);
-            ASSERT_LE(e, n);
-            if (e < n) {
-              EXPECT_EQ(e % align, 0) << "n " << n << " align " << align;
-              EXPECT_GE(e - b, min_chunk);
-              EXPECT_LE(e - b, last);  // chunks never grow
-            }
-            last = e - b, b = e, ++chunks;
-          }
-          // Every chunk but the tail takes at least 1/(2·threads) of the rest, so the count grows with log(n).
-          EXPECT_LE(chunks, 1 + 2 * threads * 20) << "n " << n;
-        }
-}
+/// The chunks each pool thread ran, in the order it ran them.
+struct ChunkLog {
+  explicit ChunkLog(int32_t threads) : by_thread(threads) {}
+  void add(const ConcurrentPool& pool, int64_t b, int64_t e) {
+    std::lock_guard<std::mutex> lock(mutex);
+    by_thread[pool.index_of(std::this_thread::get_id())].emplace_back(b, e);
+  }
+  std::mutex mutex;
+  std::vector<std::vector<std::pair<int64_t, int64_t>>> by_thread;
+};
 
 TEST(ParallelRanges, EveryIndexOnceInAlignedChunksOnSeveralThreads) {
+  constexpr int64_t kAlign = 8;
+  for (int64_t n : {int64_t{9}, int64_t{301}, int64_t{3072}, int64_t{100003}})
+    for (int32_t threads : {2, 3, 5, 9}) {  // 9: more threads than Job keeps inline
+      ConcurrentPool pool(threads);
+      std::vector<std::atomic<int>> seen(n);
+      ChunkLog log(threads);
+      parallel_ranges(&pool.par, n, kAlign, kMinParallelWork * 64, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) seen[i].fetch_add(1, std::memory_order_relaxed);
+        log.add(pool, b, e);
+      });
+      EXPECT_EQ(pool.runs, 1);
+      for (int64_t i = 0; i < n; ++i) ASSERT_EQ(seen[i].load(), 1) << "index " << i << ", " << threads << " threads";
+      for (const auto& chunks : log.by_thread)
+        for (const auto& [b, e] : chunks) {
+          EXPECT_EQ(b % kAlign, 0) << "n " << n;
+          EXPECT_TRUE(e % kAlign == 0 || e == n) << "n " << n;
+          EXPECT_LT(b, e);
+        }
+    }
+}
+
+TEST(ParallelRanges, EachThreadStartsAtTheFrontOfItsOwnShare) {
   constexpr int64_t kN = 100003, kAlign = 8, kPerRow = 1024;
-  constexpr int64_t kMinChunk = (kMinChunkWork / kPerRow + kAlign - 1) / kAlign * kAlign;  // rows of kMinChunkWork
   for (int32_t threads : {2, 3, 5}) {
     ConcurrentPool pool(threads);
-    std::vector<std::atomic<int>> seen(kN);
-    std::mutex mutex;
-    std::vector<std::pair<int64_t, int64_t>> chunks;
-    std::vector<std::thread::id> runners;
-    parallel_ranges(&pool.par, kN, kAlign, kN * kPerRow, [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) seen[i].fetch_add(1, std::memory_order_relaxed);
-      std::lock_guard<std::mutex> lock(mutex);
-      chunks.emplace_back(b, e);
-      runners.push_back(std::this_thread::get_id());
-    });
-    EXPECT_EQ(pool.runs, 1);
-    for (int64_t i = 0; i < kN; ++i) ASSERT_EQ(seen[i].load(), 1) << "index " << i << ", " << threads << " threads";
-    std::sort(chunks.begin(), chunks.end());
-    EXPECT_GT(chunks.size(), static_cast<size_t>(threads)) << "no chunks left to even out the threads";
-    for (size_t c = 0; c < chunks.size(); ++c) {
-      EXPECT_EQ(chunks[c].first % kAlign, 0);
-      // The same bounds as the schedule computed on one thread: only who ran a chunk may vary.
-      EXPECT_EQ(chunks[c].second, guided_chunk_end(kN, kAlign, kMinChunk, threads, chunks[c].first));
+    ChunkLog log(threads);
+    parallel_ranges(&pool.par, kN, kAlign, kN * kPerRow, [&](int64_t b, int64_t e) { log.add(pool, b, e); });
+    // Thieves take only the back of a share, so its owner always starts at its front.
+    for (int32_t t = 0; t < threads; ++t) {
+      ASSERT_FALSE(log.by_thread[t].empty()) << "thread " << t;
+      EXPECT_EQ(log.by_thread[t][0].first, (kN * t / threads + kAlign - 1) / kAlign * kAlign) << "thread " << t;
     }
   }
+}
+
+/// A pool that runs the task's thread indices one after another on the caller: thread t starts when t − 1 has
+/// finished, so every steal is predictable.
+struct SequentialPool {
+  explicit SequentialPool(int32_t threads) : par{threads, this, &Run} {}
+  static void Run(void* pool, ParallelTask task, void* arg) {
+    SequentialPool& self = *static_cast<SequentialPool*>(pool);
+    for (self.current = 0; self.current < self.par.threads; ++self.current) task(arg, self.current);
+  }
+  Parallel par;
+  int32_t current = 0;
+};
+
+TEST(ParallelRanges, AThreadRunsItsShareInOneSequentialRunThenHalvesTheOthers) {
+  constexpr int64_t kN = 4096, kAlign = 8, kPerRow = 1024;
+  constexpr int64_t kMinChunk = kMinChunkWork / kPerRow;  // 32 rows, a multiple of kAlign
+  SequentialPool pool(2);
+  std::vector<std::vector<std::pair<int64_t, int64_t>>> chunks(2);
+  parallel_ranges(&pool.par, kN, kAlign, kN * kPerRow,
+                  [&](int64_t b, int64_t e) { chunks[pool.current].emplace_back(b, e); });
+  // Thread 0 runs [0, 2048) front to back, then takes the back half of thread 1's share again and again
+  // ([3072, 4096), [2560, 3072), … ) until no more than kMinChunk rows are left, which thread 1 runs.
+  std::vector<std::pair<int64_t, int64_t>> runs;  // maximal runs of consecutive chunks
+  for (const auto& [b, e] : chunks[0]) {
+    if (!runs.empty() && runs.back().second == b)
+      runs.back().second = e;
+    else
+      runs.emplace_back(b, e);
+  }
+  std::vector<std::pair<int64_t, int64_t>> expected = {{0, 2048}};
+  for (int64_t front = 2048, back = kN; back - front > kMinChunk;) {
+    const int64_t mid = front + (back - front) / 2;
+    expected.emplace_back(mid, back);
+    back = mid;
+  }
+  EXPECT_EQ(runs, expected);
+  ASSERT_EQ(chunks[1].size(), 1u);
+  EXPECT_EQ(chunks[1][0], std::make_pair(int64_t{2048}, int64_t{2048} + kMinChunk));
+}
+
+TEST(ParallelRanges, ThreadsThatFinishTakeTheShareOfALateThread) {
+  constexpr int64_t kN = 4096, kAlign = 8;
+  ConcurrentPool pool(2, /*late=*/1, std::chrono::milliseconds(200));
+  ChunkLog log(2);
+  std::vector<std::atomic<int>> seen(kN);
+  parallel_ranges(&pool.par, kN, kAlign, kMinParallelWork * 64, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) seen[i].fetch_add(1, std::memory_order_relaxed);
+    log.add(pool, b, e);
+  });
+  for (int64_t i = 0; i < kN; ++i) ASSERT_EQ(seen[i].load(), 1) << "index " << i;
+  // Thread 0 ran most of thread 1's share [2048, 4096) while thread 1 slept; at most one small chunk is left to it.
+  int64_t rows_late = 0;
+  for (const auto& [b, e] : log.by_thread[1]) rows_late += e - b;
+  EXPECT_LT(rows_late, kN / 8);
 }
 
 TEST(ParallelRanges, SmallWorkStaysOnTheCallingThread) {
