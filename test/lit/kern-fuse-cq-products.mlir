@@ -1,6 +1,8 @@
 // RUN: saguaro-opt %s --kern-fuse-cq-products=target=x86-avx512vnni | FileCheck %s
 // RUN: saguaro-opt %s --kern-fuse-cq-products=target=x86-avx2 | FileCheck %s
-// RUN: saguaro-opt %s --kern-fuse-cq-products=target=aarch64-i8mm | FileCheck %s --check-prefix=KEEP
+// RUN: saguaro-opt %s --kern-fuse-cq-products=target=aarch64-neon | FileCheck %s
+// RUN: saguaro-opt %s --kern-fuse-cq-products=target=aarch64-dotprod | FileCheck %s
+// RUN: saguaro-opt %s --kern-fuse-cq-products=target=aarch64-i8mm | FileCheck %s
 // RUN: saguaro-opt %s --kern-fuse-cq-products=target=generic | FileCheck %s --check-prefix=KEEP
 // RUN: saguaro-opt %s --kern-fuse-cq-products=target=x86-avx2 | saguaro-opt | FileCheck %s
 

@@ -63,9 +63,8 @@ struct FuseCqProductsPass : saguaro::kern::impl::FuseCqProductsBase<FuseCqProduc
       module.emitError("kern-fuse-cq-products: unknown target '") << target << "'";
       return signalPassFailure();
     }
-    // Only the x86 kernels split fused products over the threads in one region; elsewhere a fused call would only
-    // run the products one after another, as the separate calls do.
-    if (target != "x86-avx2" && target != "x86-avx512vnni")
+    // The generic (reference) kernels would only run the products one after another, as the separate calls do.
+    if (target == "generic")
       return;
     for (auto fn : module.getOps<func::FuncOp>())
       for (Block &block : fn.getBody())

@@ -80,8 +80,8 @@ def FuseCqProducts : Pass<"kern-fuse-cq-products", "mlir::ModuleOp"> {
     write different buffers, become one `cq_matmul2_i8` / `cq_matmul3_i8` call at the place of
     the last: in a decode step the threads then split the rows of q, k and v (or of gate and
     up) in one parallel region instead of one region per matrix (docs/internals.md, "Fused
-    products"). Runs after `kern-pack-weights` (the layouts are final) and only for the x86
-    targets, whose kernels fuse the regions; on the others the module is left as it is.
+    products"). Runs after `kern-pack-weights` (the layouts are final) and for the x86 and
+    aarch64 targets, whose kernels fuse the regions; for `generic` the module is left as it is.
 
     ```mlir
     // before

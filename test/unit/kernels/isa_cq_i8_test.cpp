@@ -159,8 +159,7 @@ TEST(IsaCqI8, MatmulLsbBitIdentical) {
   CheckAllShapes<cq::kLayoutLsb>();
 }
 
-#if defined(SAGUARO_KERNELS_X86_AVX2)
-// Fused products (x86 only): cq_matmul3_i8 / cq_matmul2_i8 give each product's generic cq_matmul_i8 result bit for
+// Fused products: cq_matmul3_i8 / cq_matmul2_i8 give each product's generic cq_matmul_i8 result bit for
 // bit at 1, 2, 3 and 5 threads, for row counts that are not multiples of 8 (a product's rows start on a panel in
 // the fused row space), decode and prefill row counts, and write nothing outside their outputs.
 template <int K, int N0, int N1, int N2, int Bits, int Layout>
@@ -223,9 +222,9 @@ TEST(IsaCqI8, FusedProductsBitIdentical) {
     CheckProducts<1024, 16, 130, 9, 2, cq::kLayoutPlanarPanel8>(rows);
     CheckProducts<3072, 40, 24, 8, 3, cq::kLayoutPlanarPanel8>(rows);
     CheckProducts<256, 13, 21, 5, 4, cq::kLayoutLsb>(rows);
+    CheckProducts<256, 24, 17, 8, 1, cq::kLayoutPlanarPanel8>(rows);
   }
 }
-#endif  // SAGUARO_KERNELS_X86_AVX2
 
 TEST(IsaCqI8, KernelsHeaderSelectsIsa) {
   EXPECT_EQ(&kernels::cq_quantize_act_i8<64>, &isa_i8::cq_quantize_act_i8<64>);

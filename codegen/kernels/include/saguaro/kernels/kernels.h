@@ -76,7 +76,6 @@ using x86_avx2::matmul_f16;
 using x86_avx2::matmul_f32;
 using x86_avx2::rmsnorm_f32;
 using x86_avx2::rope_f32;
-// Fused products (cq_matmul2_i8, cq_matmul3_i8) exist for x86 only; kern-fuse-cq-products emits them for x86 targets.
 #if defined(SAGUARO_KERNELS_X86_AVX512VNNI)
 using x86_avx512vnni::cq_matmul2_i8;
 using x86_avx512vnni::cq_matmul3_i8;
@@ -109,12 +108,18 @@ using arm64_neon::matmul_f32;
 using arm64_neon::rmsnorm_f32;
 using arm64_neon::rope_f32;
 #if defined(SAGUARO_KERNELS_ARM64_I8MM)
+using arm64_i8mm::cq_matmul2_i8;
+using arm64_i8mm::cq_matmul3_i8;
 using arm64_i8mm::cq_matmul_i8;
 using arm64_i8mm::cq_quantize_act_i8;
 #elif defined(SAGUARO_KERNELS_ARM64_DOTPROD)
+using arm64_dotprod::cq_matmul2_i8;
+using arm64_dotprod::cq_matmul3_i8;
 using arm64_dotprod::cq_matmul_i8;
 using arm64_dotprod::cq_quantize_act_i8;
 #else
+using arm64_neon::cq_matmul2_i8;
+using arm64_neon::cq_matmul3_i8;
 using arm64_neon::cq_matmul_i8;
 using arm64_neon::cq_quantize_act_i8;
 #endif

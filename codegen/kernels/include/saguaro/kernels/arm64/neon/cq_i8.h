@@ -23,9 +23,11 @@
 
 #include <cstdint>
 #include <cstring>
+#include <utility>
 
 #include "saguaro/kernels/arm64/neon/common.h"
 #include "saguaro/kernels/cq_format.h"
+#include "saguaro/kernels/fused_products.h"
 #include "saguaro/kernels/generic/cq_i8.h"
 
 namespace saguaro::kernels::arm64_neon {
@@ -239,6 +241,16 @@ struct NeonOps {
   }
 };
 
+/// Decode: y[n] for the rows n of [n0, n1) of one activation row, n0 a multiple of 8 (eight at a time, then one at
+/// a time).
+template <int K, int N, int Bits, int Layout, class Ops>
+inline void gemv_rows(const ActRow<K>& x, const uint8_t* c, const uint16_t* nrm, int64_t n0, int64_t n1,
+                      int8x16_t lut, float scb, float* y) {
+  int64_t n = n0;
+  for (; n + 8 <= n1; n += 8) gemv_tile<K, N, Bits, Layout, 8, Ops>(x, c, nrm, n, lut, scb, y);
+  for (; n < n1; ++n) gemv_tile<K, N, Bits, Layout, 1, Ops>(x, c, nrm, n, lut, scb, y);
+}
+
 /// The matmul with vector decoding (kVectorDecode holds): GEMV tiles of eight weight rows for fewer than 4 rows,
 /// else Ops::block over four weight rows at a time (the buffer holds four decoded rows in whatever order it wants).
 template <int K, int N, int Bits, int Layout, class Ops>
@@ -251,13 +263,8 @@ inline void matmul(int32_t rows, const void* xq, const void* codes, const void* 
   // Each thread takes a range of output columns that starts on a panel (8 rows).
   parallel_ranges(par, N, 8, int64_t{rows} * N * K, [&](int64_t n0, int64_t n1) {
     if (rows < 4) {
-      for (int32_t r = 0; r < rows; ++r) {
-        const ActRow<K> x(xq, r);
-        float* yr = y + static_cast<int64_t>(r) * N;
-        int64_t n = n0;
-        for (; n + 8 <= n1; n += 8) gemv_tile<K, N, Bits, Layout, 8, Ops>(x, c, nrm, n, lut, scb, yr);
-        for (; n < n1; ++n) gemv_tile<K, N, Bits, Layout, 1, Ops>(x, c, nrm, n, lut, scb, yr);
-      }
+      for (int32_t r = 0; r < rows; ++r)
+        gemv_rows<K, N, Bits, Layout, Ops>(ActRow<K>(xq, r), c, nrm, n0, n1, lut, scb, y + int64_t{r} * N);
       return;
     }
     alignas(16) int8_t w[4 * cq::padded_k(K)];
@@ -278,6 +285,45 @@ inline void matmul_or_generic(int32_t rows, const void* xq, const void* codes, c
   } else {
     generic::cq_matmul_i8<K, N, Bits, Layout>(rows, xq, codes, norms, codebook, y, par);
   }
+}
+
+/// y_i = the integer codebook matmul of xq with product i (generic::cq_matmul_i8's result for each): decode (fewer
+/// than 4 rows) splits the rows of all products over the threads in one parallel region (fused_products.h),
+/// prefill runs them one after another.
+template <int K, int Bits, int Layout, class Ops, int... Ns, size_t... I>
+inline void products_or_separate(int32_t rows, const void* xq, const void* codebook,
+                                 const fused::Product (&p)[sizeof...(Ns)], const Parallel* par,
+                                 std::index_sequence<I...>) {
+  if (rows >= 4 || !kVectorDecode<cq::group_size(K), Bits, Layout>) {
+    (matmul_or_generic<K, Ns, Bits, Layout, Ops>(rows, xq, p[I].codes, p[I].norms, codebook, p[I].y, par), ...);
+    return;
+  }
+  constexpr int kN[] = {Ns...};
+  float scb;
+  const int8x16_t lut = codebook_lut<Bits>(static_cast<const float*>(codebook), &scb);
+  fused::parallel_products<Ns...>(par, int64_t{rows} * K, [&](auto i, int64_t n0, int64_t n1) {
+    constexpr size_t kI = decltype(i)::value;
+    constexpr int N = kN[kI];
+    for (int32_t r = 0; r < rows; ++r)
+      gemv_rows<K, N, Bits, Layout, Ops>(ActRow<K>(xq, r), static_cast<const uint8_t*>(p[kI].codes),
+                                         static_cast<const uint16_t*>(p[kI].norms), n0, n1, lut, scb,
+                                         p[kI].y + int64_t{r} * N);
+  });
+}
+
+/// The public fused products of an ISA level (cq_matmul2_i8 / cq_matmul3_i8 of generic/cq_i8.h, same results).
+template <int K, int N0, int N1, int Bits, int Layout, class Ops>
+inline void matmul2(int32_t rows, const void* xq, const void* codebook, const void* codes0, const void* norms0,
+                    float* y0, const void* codes1, const void* norms1, float* y1, const Parallel* par) {
+  const fused::Product p[] = {{codes0, norms0, y0}, {codes1, norms1, y1}};
+  products_or_separate<K, Bits, Layout, Ops, N0, N1>(rows, xq, codebook, p, par, std::make_index_sequence<2>());
+}
+template <int K, int N0, int N1, int N2, int Bits, int Layout, class Ops>
+inline void matmul3(int32_t rows, const void* xq, const void* codebook, const void* codes0, const void* norms0,
+                    float* y0, const void* codes1, const void* norms1, float* y1, const void* codes2,
+                    const void* norms2, float* y2, const Parallel* par) {
+  const fused::Product p[] = {{codes0, norms0, y0}, {codes1, norms1, y1}, {codes2, norms2, y2}};
+  products_or_separate<K, Bits, Layout, Ops, N0, N1, N2>(rows, xq, codebook, p, par, std::make_index_sequence<3>());
 }
 
 }  // namespace cq_i8_detail
@@ -326,6 +372,23 @@ template <int K, int N, int Bits, int Layout>
 inline void cq_matmul_i8(int32_t rows, const void* xq, const void* codes, const void* norms, const void* codebook,
                          float* y, const Parallel* par = nullptr) {
   cq_i8_detail::matmul_or_generic<K, N, Bits, Layout, cq_i8_detail::NeonOps>(rows, xq, codes, norms, codebook, y, par);
+}
+
+/// Two products of one activation (contract of generic::cq_matmul2_i8, same results), in one parallel region.
+template <int K, int N0, int N1, int Bits, int Layout>
+inline void cq_matmul2_i8(int32_t rows, const void* xq, const void* codebook, const void* codes0, const void* norms0,
+                          float* y0, const void* codes1, const void* norms1, float* y1, const Parallel* par = nullptr) {
+  cq_i8_detail::matmul2<K, N0, N1, Bits, Layout, cq_i8_detail::NeonOps>(rows, xq, codebook, codes0, norms0, y0, codes1,
+                                                                       norms1, y1, par);
+}
+
+/// Three products of one activation (contract of generic::cq_matmul3_i8, same results), in one parallel region.
+template <int K, int N0, int N1, int N2, int Bits, int Layout>
+inline void cq_matmul3_i8(int32_t rows, const void* xq, const void* codebook, const void* codes0, const void* norms0,
+                          float* y0, const void* codes1, const void* norms1, float* y1, const void* codes2,
+                          const void* norms2, float* y2, const Parallel* par = nullptr) {
+  cq_i8_detail::matmul3<K, N0, N1, N2, Bits, Layout, cq_i8_detail::NeonOps>(
+      rows, xq, codebook, codes0, norms0, y0, codes1, norms1, y1, codes2, norms2, y2, par);
 }
 
 }  // namespace saguaro::kernels::arm64_neon

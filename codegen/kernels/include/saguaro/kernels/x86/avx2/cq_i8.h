@@ -18,12 +18,12 @@
 
 #include <immintrin.h>
 
-#include <array>
 #include <cstdint>
 #include <cstring>
 #include <utility>
 
 #include "saguaro/kernels/cq_format.h"
+#include "saguaro/kernels/fused_products.h"
 #include "saguaro/kernels/generic/cq_i8.h"
 #include "saguaro/kernels/x86/avx2/common.h"
 
@@ -338,21 +338,7 @@ inline void matmul_or_generic(int32_t rows, const void* xq, const void* codes, c
   }
 }
 
-/// One product of a fused call: an N-row weight's codes and norms and its output.
-struct Product {
-  const void* codes;
-  const void* norms;
-  float* y;
-};
-
-/// Where product i's rows start in the fused row space: each product begins on a multiple of 8 (a panel).
-template <int... Ns>
-constexpr std::array<int64_t, sizeof...(Ns) + 1> product_offsets() {
-  std::array<int64_t, sizeof...(Ns) + 1> off{};
-  const int n[] = {Ns...};
-  for (size_t i = 0; i < sizeof...(Ns); ++i) off[i + 1] = off[i] + (n[i] + 7) / 8 * 8;
-  return off;
-}
+using fused::Product;
 
 /// y_i = the integer codebook matmul of xq with product i (generic::cq_matmul_i8's result for each). Decode (fewer
 /// than 4 rows) splits the rows of all products over the threads in one parallel region — one wake-up and one
@@ -366,20 +352,16 @@ inline void products_or_separate(int32_t rows, const void* xq, const void* codeb
     (matmul_or_generic<K, Ns, Bits, Layout, Ops>(rows, xq, p[I].codes, p[I].norms, codebook, p[I].y, par), ...);
     return;
   }
-  constexpr auto off = product_offsets<Ns...>();
-  constexpr int64_t total = off[sizeof...(Ns)];
+  constexpr int kN[] = {Ns...};
   float scb;
   const __m256i lut = codebook_lut<Bits>(static_cast<const float*>(codebook), &scb);
-  parallel_ranges(par, total, 8, int64_t{rows} * total * K, [&](int64_t n0, int64_t n1) {
-    for (int32_t r = 0; r < rows; ++r) {
-      const ActRow<K> x(xq, r);
-      ((n0 < off[I + 1] && n1 > off[I]
-            ? gemv_rows<K, Ns, Bits, Layout, Ops>(x, static_cast<const uint8_t*>(p[I].codes),
-                                                  static_cast<const uint16_t*>(p[I].norms), n0 - off[I], n1 - off[I],
-                                                  lut, scb, p[I].y + int64_t{r} * Ns)
-            : void()),
-       ...);
-    }
+  fused::parallel_products<Ns...>(par, int64_t{rows} * K, [&](auto i, int64_t n0, int64_t n1) {
+    constexpr size_t kI = decltype(i)::value;
+    constexpr int N = kN[kI];
+    for (int32_t r = 0; r < rows; ++r)
+      gemv_rows<K, N, Bits, Layout, Ops>(ActRow<K>(xq, r), static_cast<const uint8_t*>(p[kI].codes),
+                                         static_cast<const uint16_t*>(p[kI].norms), n0, n1, lut, scb,
+                                         p[kI].y + int64_t{r} * N);
   });
 }
 
@@ -439,7 +421,7 @@ inline void cq_matmul_i8(int32_t rows, const void* xq, const void* codes, const 
 template <int K, int N0, int N1, int Bits, int Layout>
 inline void cq_matmul2_i8(int32_t rows, const void* xq, const void* codebook, const void* codes0, const void* norms0,
                           float* y0, const void* codes1, const void* norms1, float* y1, const Parallel* par = nullptr) {
-  const cq_i8_detail::Product p[] = {{codes0, norms0, y0}, {codes1, norms1, y1}};
+  const fused::Product p[] = {{codes0, norms0, y0}, {codes1, norms1, y1}};
   cq_i8_detail::products_or_separate<K, Bits, Layout, cq_i8_detail::Avx2Ops, N0, N1>(rows, xq, codebook, p, par,
                                                                                      std::make_index_sequence<2>());
 }
@@ -449,7 +431,7 @@ template <int K, int N0, int N1, int N2, int Bits, int Layout>
 inline void cq_matmul3_i8(int32_t rows, const void* xq, const void* codebook, const void* codes0, const void* norms0,
                           float* y0, const void* codes1, const void* norms1, float* y1, const void* codes2,
                           const void* norms2, float* y2, const Parallel* par = nullptr) {
-  const cq_i8_detail::Product p[] = {{codes0, norms0, y0}, {codes1, norms1, y1}, {codes2, norms2, y2}};
+  const fused::Product p[] = {{codes0, norms0, y0}, {codes1, norms1, y1}, {codes2, norms2, y2}};
   cq_i8_detail::products_or_separate<K, Bits, Layout, cq_i8_detail::Avx2Ops, N0, N1, N2>(
       rows, xq, codebook, p, par, std::make_index_sequence<3>());
 }

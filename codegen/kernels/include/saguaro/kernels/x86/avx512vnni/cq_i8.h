@@ -43,7 +43,7 @@ inline void cq_matmul_i8(int32_t rows, const void* xq, const void* codes, const 
 template <int K, int N0, int N1, int Bits, int Layout>
 inline void cq_matmul2_i8(int32_t rows, const void* xq, const void* codebook, const void* codes0, const void* norms0,
                           float* y0, const void* codes1, const void* norms1, float* y1, const Parallel* par = nullptr) {
-  const x86_avx2::cq_i8_detail::Product p[] = {{codes0, norms0, y0}, {codes1, norms1, y1}};
+  const fused::Product p[] = {{codes0, norms0, y0}, {codes1, norms1, y1}};
   x86_avx2::cq_i8_detail::products_or_separate<K, Bits, Layout, cq_i8_detail::VnniOps, N0, N1>(
       rows, xq, codebook, p, par, std::make_index_sequence<2>());
 }
@@ -53,7 +53,7 @@ template <int K, int N0, int N1, int N2, int Bits, int Layout>
 inline void cq_matmul3_i8(int32_t rows, const void* xq, const void* codebook, const void* codes0, const void* norms0,
                           float* y0, const void* codes1, const void* norms1, float* y1, const void* codes2,
                           const void* norms2, float* y2, const Parallel* par = nullptr) {
-  const x86_avx2::cq_i8_detail::Product p[] = {{codes0, norms0, y0}, {codes1, norms1, y1}, {codes2, norms2, y2}};
+  const fused::Product p[] = {{codes0, norms0, y0}, {codes1, norms1, y1}, {codes2, norms2, y2}};
   x86_avx2::cq_i8_detail::products_or_separate<K, Bits, Layout, cq_i8_detail::VnniOps, N0, N1, N2>(
       rows, xq, codebook, p, par, std::make_index_sequence<3>());
 }
