@@ -50,6 +50,33 @@ TEST(IsaRope, HalvesBitIdentical) {
   CheckRopeShapes<1>();
 }
 
+// The ISA kernels remember the last position's angles per thread (generic::rope_angles): a decode step's sequence
+// of calls — q and k (other head counts) at one position, then the next position, a layer with another theta (Gemma's
+// local and global layers), back to an earlier position — must each still equal the generic kernel.
+TEST(IsaRope, RememberedAnglesFollowPositionAndParameters) {
+  SAGUARO_REQUIRE_ISA();
+  struct Call {
+    int heads;
+    int32_t pos;
+    float theta;
+  };
+  const Call calls[] = {{4, 5, 10000.0f},   {2, 5, 10000.0f}, {4, 6, 10000.0f}, {4, 6, 1000000.0f},
+                        {2, 6, 1000000.0f}, {4, 6, 10000.0f}, {2, 5, 10000.0f}, {4, 5, 10000.0f}};
+  for (const Call& c : calls) {
+    SCOPED_TRACE(testing::Message() << "heads " << c.heads << " pos " << c.pos << " theta " << c.theta);
+    const auto x = RandomFloats(static_cast<size_t>(c.heads) * 64, c.pos + c.heads, -2.0f, 2.0f);
+    std::vector<float> want = x, got = x;
+    if (c.heads == 4) {
+      generic::rope_f32<4, 64, 1>(1, c.pos, want.data(), c.theta, 1.0f);
+      isa::rope_f32<4, 64, 1>(1, c.pos, got.data(), c.theta, 1.0f);
+    } else {
+      generic::rope_f32<2, 64, 1>(1, c.pos, want.data(), c.theta, 1.0f);
+      isa::rope_f32<2, 64, 1>(1, c.pos, got.data(), c.theta, 1.0f);
+    }
+    ExpectBitEqual(got.data(), want.data(), want.size());
+  }
+}
+
 TEST(IsaRope, KernelsHeaderSelectsIsa) { EXPECT_EQ((&kernels::rope_f32<2, 64, 0>), (&isa::rope_f32<2, 64, 0>)); }
 
 }  // namespace

@@ -1,7 +1,8 @@
-// Rotary position embedding (NEON). The angles are the generic kernel's (powf once per call instead of once per
-// row, cosf/sinf per row) and the rotation is the same multiplies and adds per element (no FMA), so the result
-// is identical to generic::rope_f32 (and to llama2.c for Style 0). Worthwhile because it runs over every query
-// and key head at every position; head-dim tails go through the vector code on a zero-padded copy.
+// Rotary position embedding (NEON). The angles are the generic kernel's (generic::rope_angles: the same powf, cosf and
+// sinf, made once per position and parameters on each thread) and the rotation is the same multiplies and adds per
+// element (no FMA), so the result is identical to generic::rope_f32 (and to llama2.c for Style 0). Worthwhile because
+// it runs over every query and key head at every position; head-dim tails go through the vector code on a zero-padded
+// copy.
 #pragma once
 
 #include <arm_neon.h>
@@ -21,26 +22,22 @@ inline void rope_f32(int32_t rows, int32_t pos0, float* x, float theta, float po
   static_assert(HD % 2 == 0, "head dim must be even");
   static_assert(Style == 0 || Style == 1, "rope style is 0 (interleaved) or 1 (halves)");
   constexpr int kHalf = HD / 2;
-  float freq[kHalf];
-  for (int i = 0; i < kHalf; ++i)
-    freq[i] = generic::rope_inv_freq(i, HD, theta, llama3_factor, low_freq_factor, high_freq_factor, original_context);
   // Style 0: cos repeated for both elements of a pair and sin as (−s, s); Style 1: one entry per pair.
   float fcr[HD];
   float fci[HD];
   for (int32_t r = 0; r < rows; ++r) {
     // Dividing by 1.0f is exact, so unscaled positions match llama2.c's int-to-float conversion.
     const float pos = static_cast<float>(pos0 + r) / pos_scale;
+    const auto& a =
+        generic::rope_angles<HD>(pos, theta, llama3_factor, low_freq_factor, high_freq_factor, original_context);
     for (int i = 0; i < kHalf; ++i) {
-      const float val = pos * freq[i];
-      const float c = cosf(val);
-      const float s = sinf(val);
       if (Style == 0) {
-        fcr[2 * i] = fcr[2 * i + 1] = c;
-        fci[2 * i] = -s;
-        fci[2 * i + 1] = s;
+        fcr[2 * i] = fcr[2 * i + 1] = a.cos[i];
+        fci[2 * i] = -a.sin[i];
+        fci[2 * i + 1] = a.sin[i];
       } else {
-        fcr[i] = c;
-        fci[i] = s;
+        fcr[i] = a.cos[i];
+        fci[i] = a.sin[i];
       }
     }
     float* xr = x + static_cast<int64_t>(r) * H * HD;
