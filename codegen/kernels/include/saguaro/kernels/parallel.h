@@ -69,7 +69,7 @@ inline bool claim_front(RowRange& r, int64_t align, int64_t min_chunk, int64_t* 
 }
 
 /// Takes the back half (cut at a multiple of `align`) of the fullest other range holding more than `min_steal`
-/// rows, and makes it `own`'s range; false when no range is worth taking.
+/// rows and makes it the range of thread `self` (empty by then); false when no range is worth taking.
 inline bool steal_half(RowRange* ranges, int32_t threads, int32_t self, int64_t align, int64_t min_steal) {
   for (;;) {
     int32_t victim = -1;
@@ -97,11 +97,11 @@ inline bool steal_half(RowRange* ranges, int32_t threads, int32_t self, int64_t 
 /// thread, no more than one block of `align`, or less than kMinParallelWork of `work` in all. f must accept any
 /// range whose bounds are multiples of `align` (or n).
 ///
-/// Each thread owns one contiguous share of [0, n) and runs it front to back in chunks of kMinChunkWork, so the
-/// weights it streams stay one sequential run for the hardware prefetcher (every jump to another address restarts
-/// its ramp: guided chunks, each thread claiming the next chunk of one shared range, streamed Qwen3-0.6B's
-/// per-layer products at two threads at ~70 % of the read rate). A thread that runs out takes the back half of the
-/// fullest other share, so a slower core does not hold the others up at the join.
+/// Each thread owns one contiguous share of [0, n) and runs it front to back (claim_front), so the weights it streams
+/// stay one sequential run for the hardware prefetcher (every jump to another address restarts its ramp: guided chunks,
+/// each thread claiming the next chunk of one shared range, streamed Qwen3-0.6B's per-layer products at two threads at
+/// ~70 % of the read rate). A thread that runs out takes the back half of the fullest other share, so a slower core
+/// does not hold the others up at the join.
 template <class F>
 inline void parallel_ranges(const Parallel* par, int64_t n, int64_t align, int64_t work, F&& f) {
   using parallel_detail::RowRange;
