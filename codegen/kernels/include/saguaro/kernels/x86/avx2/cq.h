@@ -262,32 +262,49 @@ inline void columns_few_rows(int32_t rows, int n0, int n1, const float* x, const
 
 }  // namespace cq_detail
 
-/// In-place fast Walsh–Hadamard transform of g floats (8 <= g <= 128), with the butterflies of
-/// cq::fwht_inplace: each float result is computed by the same additions, so the output is identical.
+/// The fast Walsh–Hadamard transform of g floats (8 <= g <= 128) held in g/8 vectors, with the butterflies of
+/// cq::fwht_inplace: each float result is computed by the same additions, so the output is identical. Fully
+/// unrolled, the vectors stay in registers (the avx512vnni target has 32), where the in-memory version stored and
+/// reloaded every vector at each of the log2(g/8) outer stages.
 template <int g>
-inline void fwht(float* v) {
-  static_assert(g >= 8 && g % 8 == 0, "group size is a multiple of 8");
-  for (int c = 0; c < g; c += 8) {
-    __m256 a = _mm256_loadu_ps(v + c);
+inline void fwht_vectors(__m256* r) {
+  static_assert(g >= 8 && g % 8 == 0 && g <= 128, "group size is a multiple of 8, at most 128");
+  constexpr int V = g / 8;
+  #pragma GCC unroll 16
+  for (int c = 0; c < V; ++c) {
     // h = 1, 2, 4 inside the register: partner t, then a+t in the lower and t-a in the upper element of a pair.
+    __m256 a = r[c];
     __m256 t = _mm256_permute_ps(a, 0xB1);
     a = _mm256_blend_ps(_mm256_add_ps(a, t), _mm256_sub_ps(t, a), 0xAA);
     t = _mm256_permute_ps(a, 0x4E);
     a = _mm256_blend_ps(_mm256_add_ps(a, t), _mm256_sub_ps(t, a), 0xCC);
     t = _mm256_permute2f128_ps(a, a, 0x01);
-    a = _mm256_blend_ps(_mm256_add_ps(a, t), _mm256_sub_ps(t, a), 0xF0);
-    _mm256_storeu_ps(v + c, a);
+    r[c] = _mm256_blend_ps(_mm256_add_ps(a, t), _mm256_sub_ps(t, a), 0xF0);
   }
-  for (int h = 8; h < g; h *= 2) {
-    for (int i = 0; i < g; i += 2 * h) {
-      for (int j = i; j < i + h; j += 8) {
-        const __m256 a = _mm256_loadu_ps(v + j);
-        const __m256 b = _mm256_loadu_ps(v + j + h);
-        _mm256_storeu_ps(v + j, _mm256_add_ps(a, b));
-        _mm256_storeu_ps(v + j + h, _mm256_sub_ps(a, b));
+  #pragma GCC unroll 4
+  for (int h = 1; h < V; h *= 2) {  // h = 8, 16, 32, 64 elements
+    #pragma GCC unroll 16
+    for (int i = 0; i < V; i += 2 * h) {
+      #pragma GCC unroll 16
+      for (int j = i; j < i + h; ++j) {
+        const __m256 a = r[j];
+        const __m256 b = r[j + h];
+        r[j] = _mm256_add_ps(a, b);
+        r[j + h] = _mm256_sub_ps(a, b);
       }
     }
   }
+}
+
+/// In-place fast Walsh–Hadamard transform of g floats (fwht_vectors on their vectors).
+template <int g>
+inline void fwht(float* v) {
+  __m256 r[g / 8];
+  #pragma GCC unroll 16
+  for (int c = 0; c < g / 8; ++c) r[c] = _mm256_loadu_ps(v + 8 * c);
+  fwht_vectors<g>(r);
+  #pragma GCC unroll 16
+  for (int c = 0; c < g / 8; ++c) _mm256_storeu_ps(v + 8 * c, r[c]);
 }
 
 /// xr[r] = per group j of the zero-padded row x[r]: R_g x_j (contract of generic::cq_rotate_f32, same result).
@@ -306,14 +323,15 @@ inline void cq_rotate_f32(int32_t rows, const float* x, float* xr, const Paralle
         for (int i = 0; i < g; ++i) buf[i] = k0 + i < K ? src[k0 + i] : 0.0f;
         v = buf;
       }
-      float* out = dst + k0;
-      for (int i = 0; i < g; i += 8) {
-        const __m256i idx = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rot.perm + i));
-        const __m256 s = _mm256_loadu_ps(rot.sign + i);
-        _mm256_storeu_ps(out + i, _mm256_mul_ps(s, _mm256_i32gather_ps(v, idx, 4)));
+      __m256 r[g / 8];
+      #pragma GCC unroll 16
+      for (int c = 0; c < g / 8; ++c) {
+        const __m256i idx = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rot.perm + 8 * c));
+        r[c] = _mm256_mul_ps(_mm256_loadu_ps(rot.sign + 8 * c), _mm256_i32gather_ps(v, idx, 4));
       }
-      fwht<g>(out);
-      for (int i = 0; i < g; i += 8) _mm256_storeu_ps(out + i, _mm256_mul_ps(_mm256_loadu_ps(out + i), scale));
+      fwht_vectors<g>(r);
+      #pragma GCC unroll 16
+      for (int c = 0; c < g / 8; ++c) _mm256_storeu_ps(dst + k0 + 8 * c, _mm256_mul_ps(r[c], scale));
     }
   });
 }
