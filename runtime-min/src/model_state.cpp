@@ -1,24 +1,10 @@
 // Weight binding and aligned allocation of the model's working memory.
 #include "model_state.h"
 
-#include <cstdlib>
-#include <cstring>
-
 #include "blob.h"
 #include "saguaro/blob_format.h"
 
 namespace saguaro {
-namespace {
-
-// 64-byte aligned, zero-filled (which also touches every page), at least 64 bytes so the pointer is never null.
-void* alloc_zeroed(uint64_t bytes) {
-  const uint64_t n = blob_format::align_up(bytes == 0 ? 1 : bytes);
-  void* p = std::aligned_alloc(blob_format::kAlign, n);
-  if (p) std::memset(p, 0, n);
-  return p;
-}
-
-}  // namespace
 
 std::unique_ptr<BoundModel> BoundModel::bind(const ModelSpec& spec, const Blob& blob, std::string* err) {
   std::unique_ptr<BoundModel> m(new BoundModel());
@@ -43,12 +29,13 @@ std::unique_ptr<BoundModel> BoundModel::bind(const ModelSpec& spec, const Blob& 
              nullptr;
     m->weights_.push_back(e->data);
   }
-  m->arena_ = alloc_zeroed(spec.arena_bytes);
-  m->kv_ = alloc_zeroed(spec.kv_bytes);
-  if (!m->arena_ || !m->kv_) return *err = blob.name() + ": out of memory for arena/KV cache", nullptr;
-  m->kv_bytes_ = spec.kv_bytes;
-  m->state_.arena = static_cast<float*>(m->arena_);
-  m->state_.kv = m->kv_;
+  // Huge pages: attention reads a short range of KV rows per head from DRAM every token, and on 4 KiB pages each
+  // range crossed about ten page boundaries (docs/runtime.md, "Weight binding and memory", has the measurement).
+  m->arena_ = HugePageMemory(spec.arena_bytes);
+  m->kv_ = HugePageMemory(spec.kv_bytes);
+  if (!m->arena_.data() || !m->kv_.data()) return *err = blob.name() + ": out of memory for arena/KV cache", nullptr;
+  m->state_.arena = static_cast<float*>(m->arena_.data());
+  m->state_.kv = m->kv_.data();
   m->state_.w = m->weights_.data();
   m->set_threads(0);
   return m;
@@ -64,11 +51,8 @@ void BoundModel::set_threads(int32_t threads) {
   }
 }
 
-BoundModel::~BoundModel() {
-  std::free(arena_);
-  std::free(kv_);
-}
+BoundModel::~BoundModel() = default;
 
-void BoundModel::clear_kv() { std::memset(kv_, 0, blob_format::align_up(kv_bytes_ == 0 ? 1 : kv_bytes_)); }
+void BoundModel::clear_kv() { kv_.clear(); }
 
 }  // namespace saguaro

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "huge_pages.h"
 #include "saguaro/model_abi.h"
 #include "thread_pool.h"
 
@@ -13,7 +14,7 @@ namespace saguaro {
 
 class Blob;
 
-/// Memory the generated model works in: weight pointers, activation arena, KV cache (64-byte aligned, touched).
+/// Memory the generated model works in: weight pointers, activation arena, KV cache (on huge pages, touched).
 class BoundModel {
  public:
   /// Checks every weight of `spec` against `blob` (name, dtype, bytes) and allocates the arena and KV cache.
@@ -30,14 +31,13 @@ class BoundModel {
   int32_t threads() const { return pool_ ? pool_->threads() : 1; }
   /// Zeroes the KV cache (start of a new sequence).
   void clear_kv();
-  uint64_t kv_bytes() const { return kv_bytes_; }
+  uint64_t kv_bytes() const { return kv_.bytes(); }
 
  private:
   BoundModel() = default;
   std::vector<const void*> weights_;
-  void* arena_ = nullptr;
-  void* kv_ = nullptr;
-  uint64_t kv_bytes_ = 0;
+  HugePageMemory arena_;
+  HugePageMemory kv_;
   std::unique_ptr<ThreadPool> pool_;
   ModelState state_{};
 };
