@@ -287,44 +287,27 @@ inline void matmul_or_generic(int32_t rows, const void* xq, const void* codes, c
   }
 }
 
-/// y_i = the integer codebook matmul of xq with product i (generic::cq_matmul_i8's result for each): decode (fewer
-/// than 4 rows) splits the rows of all products over the threads in one parallel region (fused_products.h),
-/// prefill runs them one after another.
-template <int K, int Bits, int Layout, class Ops, int... Ns, size_t... I>
-inline void products_or_separate(int32_t rows, const void* xq, const void* codebook,
-                                 const fused::Product (&p)[sizeof...(Ns)], const Parallel* par,
-                                 std::index_sequence<I...>) {
-  if (rows >= 4 || !kVectorDecode<cq::group_size(K), Bits, Layout>) {
-    (matmul_or_generic<K, Ns, Bits, Layout, Ops>(rows, xq, p[I].codes, p[I].norms, codebook, p[I].y, par), ...);
-    return;
+/// This ISA level's side of the fused products (fused::products), with the product steps of `Ops`.
+template <class Ops>
+struct FusedIsa {
+  template <int K, int Bits, int Layout>
+  static constexpr bool kGemv = kVectorDecode<cq::group_size(K), Bits, Layout>;
+  template <int Bits>
+  static int8x16_t lut(const void* codebook, float* scb) {
+    return codebook_lut<Bits>(static_cast<const float*>(codebook), scb);
   }
-  constexpr int kN[] = {Ns...};
-  float scb;
-  const int8x16_t lut = codebook_lut<Bits>(static_cast<const float*>(codebook), &scb);
-  fused::parallel_products<Ns...>(par, int64_t{rows} * K, [&](auto i, int64_t n0, int64_t n1) {
-    constexpr size_t kI = decltype(i)::value;
-    constexpr int N = kN[kI];
-    for (int32_t r = 0; r < rows; ++r)
-      gemv_rows<K, N, Bits, Layout, Ops>(ActRow<K>(xq, r), static_cast<const uint8_t*>(p[kI].codes),
-                                         static_cast<const uint16_t*>(p[kI].norms), n0, n1, lut, scb,
-                                         p[kI].y + int64_t{r} * N);
-  });
-}
-
-/// The public fused products of an ISA level (cq_matmul2_i8 / cq_matmul3_i8 of generic/cq_i8.h, same results).
-template <int K, int N0, int N1, int Bits, int Layout, class Ops>
-inline void matmul2(int32_t rows, const void* xq, const void* codebook, const void* codes0, const void* norms0,
-                    float* y0, const void* codes1, const void* norms1, float* y1, const Parallel* par) {
-  const fused::Product p[] = {{codes0, norms0, y0}, {codes1, norms1, y1}};
-  products_or_separate<K, Bits, Layout, Ops, N0, N1>(rows, xq, codebook, p, par, std::make_index_sequence<2>());
-}
-template <int K, int N0, int N1, int N2, int Bits, int Layout, class Ops>
-inline void matmul3(int32_t rows, const void* xq, const void* codebook, const void* codes0, const void* norms0,
-                    float* y0, const void* codes1, const void* norms1, float* y1, const void* codes2,
-                    const void* norms2, float* y2, const Parallel* par) {
-  const fused::Product p[] = {{codes0, norms0, y0}, {codes1, norms1, y1}, {codes2, norms2, y2}};
-  products_or_separate<K, Bits, Layout, Ops, N0, N1, N2>(rows, xq, codebook, p, par, std::make_index_sequence<3>());
-}
+  template <int K, int N, int Bits, int Layout>
+  static void matmul(int32_t rows, const void* xq, const void* codes, const void* norms, const void* codebook, float* y,
+                     const Parallel* par) {
+    matmul_or_generic<K, N, Bits, Layout, Ops>(rows, xq, codes, norms, codebook, y, par);
+  }
+  template <int K, int N, int Bits, int Layout>
+  static void gemv_rows(const void* xq, int32_t r, const void* codes, const void* norms, int64_t n0, int64_t n1,
+                        int8x16_t lut, float scb, float* y) {
+    cq_i8_detail::gemv_rows<K, N, Bits, Layout, Ops>(ActRow<K>(xq, r), static_cast<const uint8_t*>(codes),
+                                                     static_cast<const uint16_t*>(norms), n0, n1, lut, scb, y);
+  }
+};
 
 }  // namespace cq_i8_detail
 
@@ -378,8 +361,8 @@ inline void cq_matmul_i8(int32_t rows, const void* xq, const void* codes, const 
 template <int K, int N0, int N1, int Bits, int Layout>
 inline void cq_matmul2_i8(int32_t rows, const void* xq, const void* codebook, const void* codes0, const void* norms0,
                           float* y0, const void* codes1, const void* norms1, float* y1, const Parallel* par = nullptr) {
-  cq_i8_detail::matmul2<K, N0, N1, Bits, Layout, cq_i8_detail::NeonOps>(rows, xq, codebook, codes0, norms0, y0, codes1,
-                                                                       norms1, y1, par);
+  fused::matmul2<cq_i8_detail::FusedIsa<cq_i8_detail::NeonOps>, K, N0, N1, Bits, Layout>(
+      rows, xq, codebook, codes0, norms0, y0, codes1, norms1, y1, par);
 }
 
 /// Three products of one activation (contract of generic::cq_matmul3_i8, same results), in one parallel region.
@@ -387,7 +370,7 @@ template <int K, int N0, int N1, int N2, int Bits, int Layout>
 inline void cq_matmul3_i8(int32_t rows, const void* xq, const void* codebook, const void* codes0, const void* norms0,
                           float* y0, const void* codes1, const void* norms1, float* y1, const void* codes2,
                           const void* norms2, float* y2, const Parallel* par = nullptr) {
-  cq_i8_detail::matmul3<K, N0, N1, N2, Bits, Layout, cq_i8_detail::NeonOps>(
+  fused::matmul3<cq_i8_detail::FusedIsa<cq_i8_detail::NeonOps>, K, N0, N1, N2, Bits, Layout>(
       rows, xq, codebook, codes0, norms0, y0, codes1, norms1, y1, codes2, norms2, y2, par);
 }
 

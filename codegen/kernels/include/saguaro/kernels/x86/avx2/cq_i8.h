@@ -303,15 +303,14 @@ __attribute__((noinline)) void gemm_range(int32_t rows, const void* xq, const ui
       gemv_tile<K, N, Bits, Layout, 1, Ops>(ActRow<K>(xq, r), c, nrm, n, lut, scb, y + static_cast<int64_t>(r) * N);
 }
 
-/// Decode: y[n] for the rows n of [n0, n1) ∩ [0, N) of one activation row, n0 a multiple of 8 (eight at a time,
-/// then one at a time).
+/// Decode: y[n] for the rows n of [n0, n1) of one activation row, 0 <= n0 <= n1 <= N, n0 a multiple of 8 (eight
+/// at a time, then one at a time).
 template <int K, int N, int Bits, int Layout, class Ops>
 inline void gemv_rows(const ActRow<K>& x, const uint8_t* c, const uint16_t* nrm, int64_t n0, int64_t n1, __m256i lut,
                       float scb, float* y) {
-  int64_t n = n0 > 0 ? n0 : 0;
-  const int64_t end = n1 < N ? n1 : N;
-  for (; n + 8 <= end; n += 8) gemv_tile<K, N, Bits, Layout, 8, Ops>(x, c, nrm, n, lut, scb, y);
-  for (; n < end; ++n) gemv_tile<K, N, Bits, Layout, 1, Ops>(x, c, nrm, n, lut, scb, y);
+  int64_t n = n0;
+  for (; n + 8 <= n1; n += 8) gemv_tile<K, N, Bits, Layout, 8, Ops>(x, c, nrm, n, lut, scb, y);
+  for (; n < n1; ++n) gemv_tile<K, N, Bits, Layout, 1, Ops>(x, c, nrm, n, lut, scb, y);
 }
 
 /// y = the integer codebook matmul with the products of `Ops` (generic::cq_matmul_i8's contract and result).
@@ -338,32 +337,27 @@ inline void matmul_or_generic(int32_t rows, const void* xq, const void* codes, c
   }
 }
 
-using fused::Product;
-
-/// y_i = the integer codebook matmul of xq with product i (generic::cq_matmul_i8's result for each). Decode (fewer
-/// than 4 rows) splits the rows of all products over the threads in one parallel region — one wake-up and one
-/// wait instead of one per product, and long streams instead of short ones; prefill runs the products one after
-/// another (each already long enough to split well).
-template <int K, int Bits, int Layout, class Ops, int... Ns, size_t... I>
-inline void products_or_separate(int32_t rows, const void* xq, const void* codebook, const Product (&p)[sizeof...(Ns)],
-                                 const Parallel* par, std::index_sequence<I...>) {
-  constexpr int g = cq::group_size(K);
-  if (rows >= 4 || !kVectorDecode<g, Bits, Layout>) {
-    (matmul_or_generic<K, Ns, Bits, Layout, Ops>(rows, xq, p[I].codes, p[I].norms, codebook, p[I].y, par), ...);
-    return;
+/// This ISA set's side of the fused products (fused::products), with the product step of `Ops`.
+template <class Ops>
+struct FusedIsa {
+  template <int K, int Bits, int Layout>
+  static constexpr bool kGemv = kVectorDecode<cq::group_size(K), Bits, Layout>;
+  template <int Bits>
+  static __m256i lut(const void* codebook, float* scb) {
+    return codebook_lut<Bits>(static_cast<const float*>(codebook), scb);
   }
-  constexpr int kN[] = {Ns...};
-  float scb;
-  const __m256i lut = codebook_lut<Bits>(static_cast<const float*>(codebook), &scb);
-  fused::parallel_products<Ns...>(par, int64_t{rows} * K, [&](auto i, int64_t n0, int64_t n1) {
-    constexpr size_t kI = decltype(i)::value;
-    constexpr int N = kN[kI];
-    for (int32_t r = 0; r < rows; ++r)
-      gemv_rows<K, N, Bits, Layout, Ops>(ActRow<K>(xq, r), static_cast<const uint8_t*>(p[kI].codes),
-                                         static_cast<const uint16_t*>(p[kI].norms), n0, n1, lut, scb,
-                                         p[kI].y + int64_t{r} * N);
-  });
-}
+  template <int K, int N, int Bits, int Layout>
+  static void matmul(int32_t rows, const void* xq, const void* codes, const void* norms, const void* codebook, float* y,
+                     const Parallel* par) {
+    matmul_or_generic<K, N, Bits, Layout, Ops>(rows, xq, codes, norms, codebook, y, par);
+  }
+  template <int K, int N, int Bits, int Layout>
+  static void gemv_rows(const void* xq, int32_t r, const void* codes, const void* norms, int64_t n0, int64_t n1,
+                        __m256i lut, float scb, float* y) {
+    cq_i8_detail::gemv_rows<K, N, Bits, Layout, Ops>(ActRow<K>(xq, r), static_cast<const uint8_t*>(codes),
+                                                     static_cast<const uint16_t*>(norms), n0, n1, lut, scb, y);
+  }
+};
 
 }  // namespace cq_i8_detail
 
@@ -421,9 +415,8 @@ inline void cq_matmul_i8(int32_t rows, const void* xq, const void* codes, const 
 template <int K, int N0, int N1, int Bits, int Layout>
 inline void cq_matmul2_i8(int32_t rows, const void* xq, const void* codebook, const void* codes0, const void* norms0,
                           float* y0, const void* codes1, const void* norms1, float* y1, const Parallel* par = nullptr) {
-  const fused::Product p[] = {{codes0, norms0, y0}, {codes1, norms1, y1}};
-  cq_i8_detail::products_or_separate<K, Bits, Layout, cq_i8_detail::Avx2Ops, N0, N1>(rows, xq, codebook, p, par,
-                                                                                     std::make_index_sequence<2>());
+  fused::matmul2<cq_i8_detail::FusedIsa<cq_i8_detail::Avx2Ops>, K, N0, N1, Bits, Layout>(
+      rows, xq, codebook, codes0, norms0, y0, codes1, norms1, y1, par);
 }
 
 /// Three products of one activation (contract of generic::cq_matmul3_i8, same results), in one parallel region.
@@ -431,9 +424,8 @@ template <int K, int N0, int N1, int N2, int Bits, int Layout>
 inline void cq_matmul3_i8(int32_t rows, const void* xq, const void* codebook, const void* codes0, const void* norms0,
                           float* y0, const void* codes1, const void* norms1, float* y1, const void* codes2,
                           const void* norms2, float* y2, const Parallel* par = nullptr) {
-  const fused::Product p[] = {{codes0, norms0, y0}, {codes1, norms1, y1}, {codes2, norms2, y2}};
-  cq_i8_detail::products_or_separate<K, Bits, Layout, cq_i8_detail::Avx2Ops, N0, N1, N2>(
-      rows, xq, codebook, p, par, std::make_index_sequence<3>());
+  fused::matmul3<cq_i8_detail::FusedIsa<cq_i8_detail::Avx2Ops>, K, N0, N1, N2, Bits, Layout>(
+      rows, xq, codebook, codes0, norms0, y0, codes1, norms1, y1, codes2, norms2, y2, par);
 }
 
 }  // namespace saguaro::kernels::x86_avx2
