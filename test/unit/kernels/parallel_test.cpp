@@ -83,8 +83,13 @@ TEST(ParallelRanges, EachThreadStartsAtTheFrontOfItsOwnShare) {
   for (int32_t threads : {2, 3, 5}) {
     ConcurrentPool pool(threads);
     ChunkLog log(threads);
-    parallel_ranges(&pool.par, kN, kAlign, kN * kPerRow, [&](int64_t b, int64_t e) { log.add(pool, b, e); });
-    // Thieves take only the back of a share, so its owner always starts at its front.
+    // A microsecond per row: every thread starts long before another could have run its own share and then taken
+    // all of this one's (a thief takes a whole share only when no more than one chunk of it is left).
+    parallel_ranges(&pool.par, kN, kAlign, kN * kPerRow, [&](int64_t b, int64_t e) {
+      std::this_thread::sleep_for(std::chrono::microseconds(e - b));
+      log.add(pool, b, e);
+    });
+    // Thieves take the back of a share, so its owner always starts at its front.
     for (int32_t t = 0; t < threads; ++t) {
       ASSERT_FALSE(log.by_thread[t].empty()) << "thread " << t;
       EXPECT_EQ(log.by_thread[t][0].first, (kN * t / threads + kAlign - 1) / kAlign * kAlign) << "thread " << t;
@@ -104,7 +109,7 @@ struct SequentialPool {
   int32_t current = 0;
 };
 
-TEST(ParallelRanges, AThreadRunsItsShareInOneSequentialRunThenHalvesTheOthers) {
+TEST(ParallelRanges, AThreadRunsItsShareInOneSequentialRunThenHalvesTheOthersThenTakesTheLastChunk) {
   constexpr int64_t kN = 4096, kAlign = 8, kPerRow = 1024;
   constexpr int64_t kMinChunk = kMinChunkWork / kPerRow;  // 32 rows, a multiple of kAlign
   SequentialPool pool(2);
@@ -112,7 +117,8 @@ TEST(ParallelRanges, AThreadRunsItsShareInOneSequentialRunThenHalvesTheOthers) {
   parallel_ranges(&pool.par, kN, kAlign, kN * kPerRow,
                   [&](int64_t b, int64_t e) { chunks[pool.current].emplace_back(b, e); });
   // Thread 0 runs [0, 2048) front to back, then takes the back half of thread 1's share again and again
-  // ([3072, 4096), [2560, 3072), … ) until no more than kMinChunk rows are left, which thread 1 runs.
+  // ([3072, 4096), [2560, 3072), … ) until no more than kMinChunk rows are left, then those too: thread 1, which
+  // (in this pool) has not started, runs nothing.
   std::vector<std::pair<int64_t, int64_t>> runs;  // maximal runs of consecutive chunks
   for (const auto& [b, e] : chunks[0]) {
     if (!runs.empty() && runs.back().second == b)
@@ -126,9 +132,28 @@ TEST(ParallelRanges, AThreadRunsItsShareInOneSequentialRunThenHalvesTheOthers) {
     expected.emplace_back(mid, back);
     back = mid;
   }
+  expected.emplace_back(2048, 2048 + kMinChunk);
   EXPECT_EQ(runs, expected);
-  ASSERT_EQ(chunks[1].size(), 1u);
-  EXPECT_EQ(chunks[1][0], std::make_pair(int64_t{2048}, int64_t{2048} + kMinChunk));
+  EXPECT_TRUE(chunks[1].empty());
+}
+
+TEST(ParallelRanges, TheLastUnclaimedChunkGoesToTheThreadThatIsFree) {
+  // Eight items of one chunk each (decode attention's KV heads) on two threads; thread 0 runs an item in 40 ms,
+  // thread 1 in 120 ms. Thread 1 claims item 4 at 0 ms and item 5 at 120; thread 0 runs items 0-3 by 160, takes the
+  // back half of [6, 8) — item 7 — and at 200 the last unclaimed item, 6, which thread 1 would claim at 240.
+  ConcurrentPool pool(2);
+  ChunkLog log(2);
+  parallel_ranges(&pool.par, 8, 1, std::max(kMinChunkWork, kMinParallelWork) * 8, [&](int64_t b, int64_t e) {
+    EXPECT_EQ(e - b, 1);
+    const bool slow = pool.index_of(std::this_thread::get_id()) == 1;
+    std::this_thread::sleep_for(std::chrono::milliseconds(slow ? 120 : 40));
+    log.add(pool, b, e);
+  });
+  std::vector<std::pair<int64_t, int64_t>> slow_items = log.by_thread[1];
+  std::sort(slow_items.begin(), slow_items.end());
+  using Items = std::vector<std::pair<int64_t, int64_t>>;
+  EXPECT_EQ(slow_items, (Items{{4, 5}, {5, 6}}));
+  EXPECT_EQ(log.by_thread[0].size(), 6u);
 }
 
 TEST(ParallelRanges, ThreadsThatFinishTakeTheShareOfALateThread) {

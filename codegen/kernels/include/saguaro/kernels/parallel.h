@@ -68,13 +68,16 @@ inline bool claim_front(RowRange& r, int64_t align, int64_t min_chunk, int64_t* 
   }
 }
 
-/// Takes the back half (cut at a multiple of `align`) of the fullest other range holding more than `min_steal`
-/// rows and makes it the range of thread `self` (empty by then); false when no range is worth taking.
+/// Takes work from the fullest other range and makes it the range of thread `self` (empty by then): its back half
+/// (cut at a multiple of `align`) when it holds more than `min_steal` rows, else all of it — its owner is still busy
+/// with the chunk it claimed last, and leaving one chunk to a slower core would hold the others up at the join
+/// (decode attention, eight KV heads of 7-11 thousand cycles each on two threads of unequal speed: 42 thousand cycles
+/// with the last head left to its owner, 36 stolen). False when every other range is empty.
 inline bool steal_half(RowRange* ranges, int32_t threads, int32_t self, int64_t align, int64_t min_steal) {
   for (;;) {
     int32_t victim = -1;
     uint64_t seen = 0;
-    int64_t most = min_steal;
+    int64_t most = 0;
     for (int32_t t = 0; t < threads; ++t) {
       const uint64_t v = ranges[t].bounds.load(std::memory_order_relaxed);
       if (t != self && RowRange::back(v) - RowRange::front(v) > most)
@@ -82,7 +85,7 @@ inline bool steal_half(RowRange* ranges, int32_t threads, int32_t self, int64_t 
     }
     if (victim < 0) return false;
     const int64_t front = RowRange::front(seen), back = RowRange::back(seen);
-    const int64_t mid = front + ((back - front) / 2 + align - 1) / align * align;
+    const int64_t mid = most > min_steal ? front + (most / 2 + align - 1) / align * align : front;
     if (ranges[victim].bounds.compare_exchange_strong(seen, RowRange::pack(front, mid), std::memory_order_relaxed)) {
       // Nobody else takes from an empty range, so the thief's own word is free to overwrite.
       ranges[self].bounds.store(RowRange::pack(mid, back), std::memory_order_relaxed);
@@ -100,8 +103,8 @@ inline bool steal_half(RowRange* ranges, int32_t threads, int32_t self, int64_t 
 /// Each thread owns one contiguous share of [0, n) and runs it front to back (claim_front), so the weights it streams
 /// stay one sequential run for the hardware prefetcher (every jump to another address restarts its ramp: guided chunks,
 /// each thread claiming the next chunk of one shared range, streamed Qwen3-0.6B's per-layer products at two threads at
-/// ~70 % of the read rate). A thread that runs out takes the back half of the fullest other share, so a slower core
-/// does not hold the others up at the join.
+/// ~70 % of the read rate). A thread that runs out takes the back half of the fullest other share (all of it when
+/// no more than one chunk is left), so a slower core does not hold the others up at the join.
 template <class F>
 inline void parallel_ranges(const Parallel* par, int64_t n, int64_t align, int64_t work, F&& f) {
   using parallel_detail::RowRange;
