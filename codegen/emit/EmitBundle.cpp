@@ -231,6 +231,14 @@ set(CMAKE_CXX_STANDARD_REQUIRED ON)
 if(NOT CMAKE_BUILD_TYPE)
   set(CMAKE_BUILD_TYPE Release)
 endif()
+# Every bundle for a target compiles the same runtime sources: with ccache installed, a bundle built after another
+# reuses those objects (CCACHE_BASEDIR makes the paths inside this directory relative, so they match).
+option(SAGUARO_CCACHE "Compile through ccache when it is installed" ON)
+find_program(SAGUARO_CCACHE_PROGRAM ccache)
+if(SAGUARO_CCACHE AND SAGUARO_CCACHE_PROGRAM AND NOT CMAKE_CXX_COMPILER_LAUNCHER)
+  set(CMAKE_CXX_COMPILER_LAUNCHER ${CMAKE_COMMAND} -E env CCACHE_BASEDIR=${CMAKE_CURRENT_SOURCE_DIR}
+      ${SAGUARO_CCACHE_PROGRAM})
+endif()
 add_subdirectory(saguaro/kernels kernels)
 add_subdirectory(saguaro/runtime-min runtime)
 

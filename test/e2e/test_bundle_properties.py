@@ -3,11 +3,14 @@
 - model.cpp is straight-line: no loops, branches, switches or shape arithmetic, only kernel calls
   whose shapes are literal template arguments;
 - the memory plan in manifest.json never places two simultaneously live buffers on the same bytes;
-- after init, prefill and decode allocate nothing (a counting operator new around generation)."""
+- after init, prefill and decode allocate nothing (a counting operator new around generation);
+- with ccache installed, a second bundle compiles nothing the first one compiled (its CMakeLists routes the
+  compiler through ccache with the bundle directory as CCACHE_BASEDIR), and -DSAGUARO_CCACHE=OFF turns that off."""
 import filecmp
 import json
 import os
 import re
+import shutil
 import subprocess
 
 import common
@@ -80,8 +83,38 @@ def check_memory_plan(manifest_path):
                                       for fn, p in memory["plan"].items()) + ", no overlaps")
 
 
+def ccache_stats(env):
+    """ccache's counters (--print-stats: one `name<TAB>value` per line)."""
+    out = subprocess.run(["ccache", "--print-stats"], env=env, capture_output=True, check=True).stdout.decode()
+    return {k: int(v) for k, v in (line.split("\t") for line in out.splitlines() if "\t" in line)}
+
+
+def check_ccache_reuse(args, first, second):
+    """Builds `second` (the same bundle as the already built `first`, in another directory) and checks that ccache
+    served every object it compiled; then that -DSAGUARO_CCACHE=OFF configures without the launcher."""
+    if not shutil.which("ccache"):
+        print("SKIP ccache reuse: ccache is not installed (./dev installs it)")
+        return
+    env = dict(os.environ)
+    before = ccache_stats(env)
+    common.run([args.saguaro, "run", second, "-p", "Once", "-n", "2", "-t", "0"], args)
+    after = ccache_stats(env)
+    hits = sum(after[k] - before.get(k, 0) for k in after if k.endswith("cache_hit"))
+    misses = after.get("cache_miss", 0) - before.get("cache_miss", 0)
+    if hits == 0 or misses != 0:
+        raise SystemExit(f"FAIL: building a second copy of a built bundle: {hits} ccache hits, {misses} misses")
+    print(f"ccache: the second bundle's {hits} objects all came from the cache")
+    cache = os.path.join(args.work_dir, "no_ccache")
+    common.run(["cmake", "-S", first, "-B", cache, "-G", "Ninja", "-DSAGUARO_CCACHE=OFF"], args)
+    launcher = [l for l in open(os.path.join(cache, "CMakeCache.txt")) if l.startswith("CMAKE_CXX_COMPILER_LAUNCHER")]
+    if launcher and "ccache" in launcher[0]:
+        raise SystemExit(f"FAIL: -DSAGUARO_CCACHE=OFF still compiles through ccache: {launcher[0].strip()}")
+
+
 def main():
     args = common.parse_args()
+    # A private ccache directory, so that the counters check_ccache_reuse reads are this test's alone.
+    os.environ["CCACHE_DIR"] = os.path.join(args.work_dir, "ccache")
     model = common.require_shared(args, "data", "stories260K", "stories260K.bin")
     tok = common.require_shared(args, "data", "stories260K", "tok512.bin")
     a, b = os.path.join(args.work_dir, "a"), os.path.join(args.work_dir, "b")
@@ -93,6 +126,7 @@ def main():
 
     # Build the bundle (through `saguaro run`), then link the allocation probe against it.
     common.run([args.saguaro, "run", a, "-p", "Once", "-n", "8", "-t", "0"], args)
+    check_ccache_reuse(args, a, b)
     e2e, unit = os.path.dirname(__file__), os.path.join(args.source_dir, "test", "unit", "runtime")
     probe = os.path.join(args.work_dir, "alloc_probe")
     subprocess.run(["g++", "-std=c++17", "-O2", "-ffp-contract=off", "-o", probe,
