@@ -363,8 +363,8 @@ llvm::Expected<std::string> saguaro::targetFlags(llvm::StringRef target) {
     return std::string();
   if (target == "x86-avx2")
     return std::string("-mavx2 -mfma -mf16c");
-  if (target == "x86-avx512vnni") // AVX-512 VNNI on ymm: -mavx512vl brings AVX512F with it
-    return std::string("-mavx2 -mfma -mf16c -mavx512vnni -mavx512vl");
+  if (target == "x86-avx512vnni") // AVX-512 VNNI and BW on ymm: -mavx512vl brings AVX512F with it
+    return std::string("-mavx2 -mfma -mf16c -mavx512vnni -mavx512vl -mavx512bw");
   if (target == "aarch64-neon")
     return std::string("-march=armv8-a");
   if (target == "aarch64-dotprod")

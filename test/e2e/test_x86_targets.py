@@ -41,7 +41,7 @@ def main():
     if not {"avx2", "fma", "f16c"} <= flags:
         print("SKIP: this host has no AVX2/FMA/F16C")
         raise SystemExit(common.SKIP)
-    runs_vnni = {"avx512f", "avx512vl", "avx512_vnni"} <= flags
+    runs_vnni = {"avx512f", "avx512vl", "avx512bw", "avx512_vnni"} <= flags
     model = os.path.join(args.work_dir, "model.bin")
     llama2c_random.write_checkpoint(model, llama2c_random.random_weights(DIMS, seed=5), DIMS)
     policy = os.path.join(args.work_dir, "policy.json")
