@@ -232,12 +232,18 @@ if(NOT CMAKE_BUILD_TYPE)
   set(CMAKE_BUILD_TYPE Release)
 endif()
 # Every bundle for a target compiles the same runtime sources: with ccache installed, a bundle built after another
-# reuses those objects (CCACHE_BASEDIR makes the paths inside this directory relative, so they match).
+# reuses those objects (CCACHE_BASEDIR makes the paths inside this directory relative, so they match). Only when a
+# trial compile through it works: ccache fails every compile when it cannot create its cache directory.
 option(SAGUARO_CCACHE "Compile through ccache when it is installed" ON)
 find_program(SAGUARO_CCACHE_PROGRAM ccache)
 if(SAGUARO_CCACHE AND SAGUARO_CCACHE_PROGRAM AND NOT CMAKE_CXX_COMPILER_LAUNCHER)
-  set(CMAKE_CXX_COMPILER_LAUNCHER ${CMAKE_COMMAND} -E env CCACHE_BASEDIR=${CMAKE_CURRENT_SOURCE_DIR}
-      ${SAGUARO_CCACHE_PROGRAM})
+  execute_process(COMMAND ${SAGUARO_CCACHE_PROGRAM} ${CMAKE_CXX_COMPILER} -x c++ -c /dev/null
+                          -o ${CMAKE_CURRENT_BINARY_DIR}/ccache_trial.o
+                  RESULT_VARIABLE SAGUARO_CCACHE_TRIAL OUTPUT_QUIET ERROR_QUIET)
+  if(SAGUARO_CCACHE_TRIAL EQUAL 0)
+    set(CMAKE_CXX_COMPILER_LAUNCHER ${CMAKE_COMMAND} -E env CCACHE_BASEDIR=${CMAKE_CURRENT_SOURCE_DIR}
+        ${SAGUARO_CCACHE_PROGRAM})
+  endif()
 endif()
 add_subdirectory(saguaro/kernels kernels)
 add_subdirectory(saguaro/runtime-min runtime)

@@ -5,7 +5,8 @@
 - the memory plan in manifest.json never places two simultaneously live buffers on the same bytes;
 - after init, prefill and decode allocate nothing (a counting operator new around generation);
 - with ccache installed, a second bundle compiles nothing the first one compiled (its CMakeLists routes the
-  compiler through ccache with the bundle directory as CCACHE_BASEDIR), and -DSAGUARO_CCACHE=OFF turns that off."""
+  compiler through ccache with the bundle directory as CCACHE_BASEDIR); -DSAGUARO_CCACHE=OFF turns that off, and
+  a bundle whose ccache cannot work (no cache directory) builds without it."""
 import filecmp
 import json
 import os
@@ -104,11 +105,23 @@ def check_ccache_reuse(args, first, second):
     if hits == 0 or misses != 0:
         raise SystemExit(f"FAIL: building a second copy of a built bundle: {hits} ccache hits, {misses} misses")
     print(f"ccache: the second bundle's {hits} objects all came from the cache")
-    cache = os.path.join(args.work_dir, "no_ccache")
-    common.run(["cmake", "-S", first, "-B", cache, "-G", "Ninja", "-DSAGUARO_CCACHE=OFF"], args)
-    launcher = [l for l in open(os.path.join(cache, "CMakeCache.txt")) if l.startswith("CMAKE_CXX_COMPILER_LAUNCHER")]
-    if launcher and "ccache" in launcher[0]:
-        raise SystemExit(f"FAIL: -DSAGUARO_CCACHE=OFF still compiles through ccache: {launcher[0].strip()}")
+    def launcher_after_configure(build, *flags):
+        common.run(["cmake", "-S", first, "-B", build, "-G", "Ninja", *flags], args)
+        lines = [l for l in open(os.path.join(build, "CMakeCache.txt")) if l.startswith("CMAKE_CXX_COMPILER_LAUNCHER")]
+        return lines[0].strip() if lines else ""
+
+    off = launcher_after_configure(os.path.join(args.work_dir, "no_ccache"), "-DSAGUARO_CCACHE=OFF")
+    if "ccache" in off:
+        raise SystemExit(f"FAIL: -DSAGUARO_CCACHE=OFF still compiles through ccache: {off}")
+    # ccache fails every compile when it cannot create its cache directory: the bundle must then compile without it.
+    os.environ["CCACHE_DIR"] = "/proc/saguaro-no-such-directory"
+    try:
+        broken = os.path.join(args.work_dir, "broken_ccache")
+        if "ccache" in launcher_after_configure(broken):
+            raise SystemExit("FAIL: a bundle configured with an unusable ccache directory compiles through ccache")
+    finally:
+        os.environ["CCACHE_DIR"] = os.path.join(args.work_dir, "ccache")
+    print("ccache: off with -DSAGUARO_CCACHE=OFF, and left out when its cache directory is unusable")
 
 
 def main():

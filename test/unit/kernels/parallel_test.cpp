@@ -138,15 +138,17 @@ TEST(ParallelRanges, AThreadRunsItsShareInOneSequentialRunThenHalvesTheOthersThe
 }
 
 TEST(ParallelRanges, TheLastUnclaimedChunkGoesToTheThreadThatIsFree) {
-  // Eight items of one chunk each (decode attention's KV heads) on two threads; thread 0 runs an item in 40 ms,
-  // thread 1 in 120 ms. Thread 1 claims item 4 at 0 ms and item 5 at 120; thread 0 runs items 0-3 by 160, takes the
-  // back half of [6, 8) — item 7 — and at 200 the last unclaimed item, 6, which thread 1 would claim at 240.
+  // Eight items of one chunk each (decode attention's KV heads) on two threads; thread 0 runs an item in 50 ms,
+  // thread 1 in 150 ms. Thread 1 claims item 4 at 0 ms and item 5 at 150; thread 0 runs items 0-3 by 200, takes the
+  // back half of [6, 8) — item 7 — and at 250 the last unclaimed item, 6, which thread 1 would claim at 300. (Had
+  // thread 1 been so late that thread 0 stole before it claimed item 5, thread 0 would take [6, 8) at once: the
+  // same outcome.)
   ConcurrentPool pool(2);
   ChunkLog log(2);
   parallel_ranges(&pool.par, 8, 1, std::max(kMinChunkWork, kMinParallelWork) * 8, [&](int64_t b, int64_t e) {
     EXPECT_EQ(e - b, 1);
     const bool slow = pool.index_of(std::this_thread::get_id()) == 1;
-    std::this_thread::sleep_for(std::chrono::milliseconds(slow ? 120 : 40));
+    std::this_thread::sleep_for(std::chrono::milliseconds(slow ? 150 : 50));
     log.add(pool, b, e);
   });
   std::vector<std::pair<int64_t, int64_t>> slow_items = log.by_thread[1];
