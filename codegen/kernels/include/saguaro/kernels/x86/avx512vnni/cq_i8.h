@@ -1,7 +1,7 @@
 // Codebook-quantized (CQ) kernels on int8 activations with AVX-512 VNNI on 256-bit vectors (the x86-avx512vnni
 // target: AVX2 + AVX512F/VL/BW/VNNI, e.g. AMD Zen 4, Intel Ice Lake and later Xeons). Contracts and numerics:
-// generic/cq_i8.h; bit for bit equal to it. (BW: x86/avx2/cq_i8.h expands 1-bit and 3-bit codes' bit streams with
-// vptestmb and masked byte moves/adds when it is compiled with it.)
+// generic/cq_i8.h; bit for bit equal to it. (BW: x86/avx2/cq_i8.h, compiled with it, turns 1-bit and 3-bit codes'
+// bit streams into mask registers with kmovd and applies them with masked byte moves/adds.)
 //
 // vpdpbusd adds the four products w·a of unsigned bytes w and signed bytes a into each int32 lane, exactly — what
 // vpmaddubsw + vpmaddwd + vpaddd compute in x86/avx2/cq_i8.h (whose |pair sums| never saturate), in one instruction
