@@ -36,17 +36,6 @@ template <int g, int Bits, int Layout>
 constexpr bool kVectorDecode =
     (Layout == cq::kLayoutPlanar || Layout == cq::kLayoutPlanarPanel8) && cq::planar_chunk(g, Bits) == (Bits == 4 ? 64 : (Bits == 1 ? 32 : 128));
 
-/// Byte 8i + j of the result is byte i of the 4 bytes at p (each byte of a bit stream spread over the 8 lanes of its
-/// bits); `bit_lanes` holds 1 << j in lane 8i + j.
-inline __m256i spread_bytes(const uint8_t* p) {
-  uint32_t w;
-  std::memcpy(&w, p, sizeof w);
-  const __m256i spread = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,  //
-                                          2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3);
-  return _mm256_shuffle_epi8(_mm256_set1_epi32(static_cast<int>(w)), spread);
-}
-inline __m256i bit_lanes() { return _mm256_set1_epi64x(static_cast<long long>(0x8040201008040201ull)); }
-
 #if defined(__AVX512BW__) && defined(__AVX512VL__)
 /// Bit k: bit k of the LSB bit stream at p (4 bytes), which is already a byte mask: the stream's 32 bits moved into a
 /// mask register (kmovd), no vector shuffle at all.
@@ -55,6 +44,18 @@ inline __mmask32 bits_mask(const uint8_t* p) {
   std::memcpy(&w, p, sizeof w);
   return _cvtu32_mask32(w);
 }
+#else
+/// Byte k: 0xFF where bit k of the LSB bit stream at p (4 bytes) is set, else 0 — AVX2 has no byte masks: byte i of
+/// the stream is copied to lanes 8i … 8i+7 and lane 8i + j compared with 1 << j.
+inline __m256i bits_bytes(const uint8_t* p) {
+  uint32_t w;
+  std::memcpy(&w, p, sizeof w);
+  const __m256i spread = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,  //
+                                          2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3);
+  const __m256i bit = _mm256_set1_epi64x(static_cast<long long>(0x8040201008040201ull));
+  const __m256i v = _mm256_shuffle_epi8(_mm256_set1_epi32(static_cast<int>(w)), spread);
+  return _mm256_cmpeq_epi8(_mm256_and_si256(v, bit), bit);
+}
 #endif
 
 /// Codes 0…31 of the LSB bit stream at p (4 bytes) as bytes 0/1.
@@ -62,19 +63,16 @@ inline __m256i bits1(const uint8_t* p) {
 #if defined(__AVX512BW__) && defined(__AVX512VL__)
   return _mm256_maskz_mov_epi8(bits_mask(p), _mm256_set1_epi8(1));
 #else
-  const __m256i bit = bit_lanes();
-  return _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(spread_bytes(p), bit), bit), _mm256_set1_epi8(1));
+  return _mm256_and_si256(bits_bytes(p), _mm256_set1_epi8(1));
 #endif
 }
 
 /// low | (high bit of each of codes 0…31 at p) << 2: the 3-bit codes from their 2-bit plane and high-bit stream.
 inline __m256i with_high_bits(__m256i low, const uint8_t* p) {
 #if defined(__AVX512BW__) && defined(__AVX512VL__)
-  return _mm256_mask_add_epi8(low, bits_mask(p), low, _mm256_set1_epi8(4));  // x86-avx512vnni: 2 operations
+  return _mm256_mask_add_epi8(low, bits_mask(p), low, _mm256_set1_epi8(4));
 #else
-  const __m256i bit = bit_lanes();  // AVX2: 6
-  const __m256i set = _mm256_cmpeq_epi8(_mm256_and_si256(spread_bytes(p), bit), bit);
-  return _mm256_or_si256(low, _mm256_and_si256(set, _mm256_set1_epi8(4)));
+  return _mm256_or_si256(low, _mm256_and_si256(bits_bytes(p), _mm256_set1_epi8(4)));
 #endif
 }
 
