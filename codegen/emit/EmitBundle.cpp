@@ -9,6 +9,7 @@
 
 #include "blob_writer.h"
 #include "saguaro/kernels/cq_format.h"
+#include "saguaro/kernels/dense_layout.h"
 #include "xxh64.h"
 
 #include "mlir/Dialect/EmitC/IR/EmitC.h"
@@ -144,9 +145,11 @@ struct ModuleFacts {
   }
 };
 
-/// The layout a blob tensor is stored in: a packed CQ layout for the codes and norms of a packed weight, else
-/// "row-major".
+/// The layout a blob tensor is stored in: a packed CQ layout for the codes and norms of a packed CQ weight, a packed
+/// dense layout for a packed dense weight, else "row-major".
 std::string layoutOf(const std::map<std::string, PackedWeight> &packed, llvm::StringRef name) {
+  if (auto it = packed.find(name.str()); it != packed.end())
+    return it->second.layout;
   for (llvm::StringRef suffix : {".codes", ".norms"})
     if (name.ends_with(suffix))
       if (auto it = packed.find(name.drop_back(suffix.size()).str()); it != packed.end())
@@ -404,10 +407,22 @@ llvm::Error saguaro::emitBundle(ModuleOp module, const BundleInputs &in, llvm::S
     return e;
   };
 
-  // Codes and norms of packed weights are rearranged here (cq::pack_tensor); everything else is stored as imported.
+  // Codes and norms of packed CQ weights (cq::pack_tensor) and packed dense weights (dense::pack) are rearranged
+  // here; everything else is stored as imported.
   const ModuleFacts facts = ModuleFacts::of(module);
   std::map<std::string, std::vector<uint8_t>> repacked;
   for (const auto &[name, p] : facts.packed) {
+    if (p.layout == "dense-panel3") {
+      const StoredTensor *t = in.model->weights.find(name);
+      const size_t element = static_cast<size_t>(p.bits / 8);
+      if (!t || t->shape.size() != 2 || t->shape[0] != p.rows || t->shape[1] != p.k ||
+          t->bytes() != static_cast<size_t>(p.rows * p.k) * element)
+        return fail(fileError(outDir, "packed weight '" + name + "' does not match its tensor"));
+      std::vector<uint8_t> &d = repacked[name];
+      d.resize(t->bytes());
+      saguaro::kernels::dense::pack(saguaro::kernels::dense::kPanel3, p.rows, p.k, element, t->bytesData(), d.data());
+      continue;
+    }
     const StoredTensor *codes = in.model->weights.find(name + ".codes"), *norms = in.model->weights.find(name + ".norms");
     if (!codes || !norms || codes->shape.size() != 2 || codes->shape[0] != p.rows ||
         codes->bytes() != static_cast<size_t>(p.rows) * saguaro::kernels::cq::row_code_bytes(p.k, p.bits))

@@ -6,7 +6,6 @@
 // The read rate is measured right before every decode run and each run is judged against its own.
 #include "bench.h"
 
-#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -84,16 +83,12 @@ uint64_t read_sum(const uint64_t* p, uint64_t words) {
 // which would flatter the decode efficiency. huge_pages() says whether the kernel accepted the huge-page advice.
 class ReadBandwidth {
  public:
-  ReadBandwidth() {
-    buf_ = static_cast<uint64_t*>(map_huge_pages(kBandwidthBytes, &length_, &huge_pages_));
+  ReadBandwidth() : memory_(kBandwidthBytes), buf_(static_cast<uint64_t*>(memory_.data())) {
     if (!buf_) throw std::runtime_error("cannot allocate the bandwidth buffer");
-    for (uint64_t i = 0; i < kWords; ++i) buf_[i] = i;  // touch every page before timing
+    for (uint64_t i = 0; i < kWords; ++i) buf_[i] = i;  // distinct words, so no page is a shared zero page
   }
-  ~ReadBandwidth() { munmap(buf_, length_); }
-  ReadBandwidth(const ReadBandwidth&) = delete;
-  ReadBandwidth& operator=(const ReadBandwidth&) = delete;
 
-  bool huge_pages() const { return huge_pages_; }
+  bool huge_pages() const { return memory_.advised(); }
 
   /// Bytes read per second (GB/s, 1e9 bytes) averaged over whole passes for at least `seconds`.
   double average_gbs(const kernels::Parallel* par, double seconds) {
@@ -115,9 +110,8 @@ class ReadBandwidth {
 
  private:
   static constexpr uint64_t kWords = kBandwidthBytes / 8;
+  HugePageMemory memory_;
   uint64_t* buf_ = nullptr;
-  uint64_t length_ = 0;
-  bool huge_pages_ = false;
   volatile uint64_t sink_ = 0;
 };
 

@@ -31,8 +31,7 @@ void* map_huge_pages(uint64_t bytes, uint64_t* length, bool* advised) {
 
 HugePageMemory::HugePageMemory(uint64_t bytes) {
   if (bytes >= kHugePage) {
-    bool advised = false;
-    data_ = map_huge_pages(bytes, &length_, &advised);
+    data_ = map_huge_pages(bytes, &length_, &advised_);
   } else {  // less than one huge page: ordinary pages, so a small model's memory does not grow to 2 MiB
     length_ = (bytes + 4095) / 4096 * 4096 + (bytes == 0 ? 4096 : 0);
     data_ = mmap(nullptr, length_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -40,6 +39,7 @@ HugePageMemory::HugePageMemory(uint64_t bytes) {
   }
   if (!data_) {
     length_ = 0;
+    advised_ = false;
     return;
   }
   bytes_ = bytes;
@@ -54,7 +54,8 @@ HugePageMemory::~HugePageMemory() {
 HugePageMemory::HugePageMemory(HugePageMemory&& other) noexcept
     : data_(std::exchange(other.data_, nullptr)),
       bytes_(std::exchange(other.bytes_, 0)),
-      length_(std::exchange(other.length_, 0)) {}
+      length_(std::exchange(other.length_, 0)),
+      advised_(std::exchange(other.advised_, false)) {}
 
 HugePageMemory& HugePageMemory::operator=(HugePageMemory&& other) noexcept {
   if (this != &other) {
@@ -62,6 +63,7 @@ HugePageMemory& HugePageMemory::operator=(HugePageMemory&& other) noexcept {
     data_ = std::exchange(other.data_, nullptr);
     bytes_ = std::exchange(other.bytes_, 0);
     length_ = std::exchange(other.length_, 0);
+    advised_ = std::exchange(other.advised_, false);
   }
   return *this;
 }

@@ -27,6 +27,9 @@ class HugePageMemory {
 
   void* data() const { return data_; }
   uint64_t bytes() const { return bytes_; }
+  /// Whether the memory is on transparent huge pages as far as the kernel accepted the advice (false for memory
+  /// smaller than one huge page).
+  bool advised() const { return advised_; }
   /// Zeroes the first bytes() bytes again.
   void clear();
 
@@ -34,6 +37,7 @@ class HugePageMemory {
   void* data_ = nullptr;
   uint64_t bytes_ = 0;
   uint64_t length_ = 0;
+  bool advised_ = false;
 };
 
 }  // namespace saguaro

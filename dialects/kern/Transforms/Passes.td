@@ -61,6 +61,12 @@ def PackWeights : Pass<"kern-pack-weights", "mlir::ModuleOp"> {
 
     A weight that a float-activation kernel (`cq_matmul_f32`, `cq_logits_f32`) reads keeps `cq-lsb`.
 
+    Dense (float32 / binary16) weights on x86 targets: `dense-panel3` (three rows side by side in
+    chunks of 8, docs/internals.md) for a weight that only `matmul_*`, `logits_*` and `embed_*` calls
+    read, with K a multiple of 8 and one [N][K] in every product; the products get the layout as a
+    third template argument, the gathers of a tied table the layout and its row count. Other
+    targets keep dense weights row-major.
+
     ```mlir
     // before (target x86-avx2)
     kern.call %xq, %y {callee = "cq_matmul_i8", template_args = [1024, 3072, 4, 0], ...}

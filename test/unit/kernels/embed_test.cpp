@@ -1,4 +1,4 @@
-// embed_f32 and embed_f16 against a direct lookup.
+// embed_f32 and embed_f16 against a direct lookup; tables stored in three-row panels (dense_layout.h) read the same.
 #include "saguaro/kernels/kernels.h"
 #include "test_util.h"
 
@@ -72,6 +72,48 @@ TEST(EmbedF16, ExactShapes) {
     CheckEmbedF16<64>(5, 8.0f, kind);               // sqrt(64), Gemma-style
     CheckEmbedF16<48>(3, std::sqrt(48.0f), kind);   // non-integer scale
   }
+}
+
+/// A table of 37 rows (12 panels and one row-major row) packed in dense::kPanel3 gives every token's row exactly
+/// as the row-major table does, for both element types.
+TEST(Embed, PanelLayoutReadsTheSameRows) {
+  constexpr int kD = 24, kVocab = 37;
+  const auto f32 = RandomFloats(kVocab * kD, 7);
+  const auto f16 = RandomHalves(kVocab * kD, 8, HalfKind::kNormal);
+  std::vector<float> f32_packed(f32.size());
+  std::vector<uint16_t> f16_packed(f16.size());
+  dense::pack(dense::kPanel3, kVocab, kD, sizeof(float), f32.data(), f32_packed.data());
+  dense::pack(dense::kPanel3, kVocab, kD, sizeof(uint16_t), f16.data(), f16_packed.data());
+  ASSERT_NE(0, std::memcmp(f32.data(), f32_packed.data(), f32.size() * sizeof(float))) << "pack moved nothing";
+  std::vector<int32_t> tok(kVocab);
+  for (int32_t t = 0; t < kVocab; ++t) tok[t] = (t * 5 + 3) % kVocab;
+  std::vector<float> want(kVocab * kD), got(want.size());
+  embed_f32<kD>(kVocab, tok.data(), f32.data(), 2.0f, want.data());
+  embed_f32<kD, dense::kPanel3, kVocab>(kVocab, tok.data(), f32_packed.data(), 2.0f, got.data());
+  EXPECT_EQ(0, std::memcmp(want.data(), got.data(), want.size() * sizeof(float)));
+  embed_f16<kD>(kVocab, tok.data(), f16.data(), 1.0f, want.data());
+  embed_f16<kD, dense::kPanel3, kVocab>(kVocab, tok.data(), f16_packed.data(), 1.0f, got.data());
+  EXPECT_EQ(0, std::memcmp(want.data(), got.data(), want.size() * sizeof(float)));
+}
+
+/// The panel offsets: rows 3p..3p+2 interleave in chunks of 8 within the bytes those rows occupy row-major; the
+/// rows after the last whole panel stay row-major; pack is a permutation.
+TEST(DenseLayout, PanelOffsets) {
+  constexpr int64_t kN = 7, kK = 16;
+  EXPECT_EQ(dense::offset(dense::kPanel3, kN, kK, 0, 0), 0);
+  EXPECT_EQ(dense::offset(dense::kPanel3, kN, kK, 1, 0), 8);
+  EXPECT_EQ(dense::offset(dense::kPanel3, kN, kK, 2, 7), 23);
+  EXPECT_EQ(dense::offset(dense::kPanel3, kN, kK, 0, 8), 24);
+  EXPECT_EQ(dense::offset(dense::kPanel3, kN, kK, 2, 15), 47);
+  EXPECT_EQ(dense::offset(dense::kPanel3, kN, kK, 3, 0), 48);   // second panel
+  EXPECT_EQ(dense::offset(dense::kPanel3, kN, kK, 6, 5), 6 * kK + 5);  // row-major tail row
+  EXPECT_EQ(dense::offset(dense::kRowMajor, kN, kK, 4, 9), 4 * kK + 9);
+  std::vector<int> seen(kN * kK, 0);
+  for (int64_t n = 0; n < kN; ++n)
+    for (int64_t k = 0; k < kK; ++k) ++seen[dense::offset(dense::kPanel3, kN, kK, n, k)];
+  for (int s : seen) EXPECT_EQ(s, 1);
+  EXPECT_TRUE(dense::panel_fits(8));
+  EXPECT_FALSE(dense::panel_fits(12));
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // ISA matmul_f32/f16 and logits_f32/f16 against the generic ones (within 1e-5 of the output scale), independent
-// of the row count, of the column tiling and of the thread split; binary16 weights converted exactly.
+// of the row count, of the column tiling and of the thread split; binary16 weights converted exactly; weights
+// stored in three-row panels (dense_layout.h) give the row-major product bit for bit.
 #include "isa_test_util.h"
 
 namespace saguaro::kernels::test {
@@ -153,11 +154,73 @@ TEST(IsaMatmul, ThreadSplitBitIdentical) {
   }
 }
 
+#if defined(SAGUARO_TEST_X86_AVX2)
+/// Weights stored in dense::kPanel3 (kern-pack-weights picks it for x86 targets): for 1..9 rows, matmul and logits
+/// equal the row-major ISA product bit for bit (the same sums, read from other addresses), also split over 2, 3
+/// and 5 threads; generic in that layout equals generic row-major bit for bit.
+template <int K, int N, class Wt>
+void CheckPanelLayout() {
+  static_assert(dense::panel_fits(K));
+  const auto w = RandomWeights<Wt>(static_cast<size_t>(N) * K, 50 + N + K);
+  std::vector<Wt> packed(w.size());
+  dense::pack(dense::kPanel3, N, K, sizeof(Wt), w.data(), packed.data());
+  auto panel = [&](int32_t rows, const float* x, float* y, const Parallel* par) {
+    if constexpr (sizeof(Wt) == 2) {
+      isa::matmul_f16<K, N, dense::kPanel3>(rows, x, packed.data(), y, par);
+    } else {
+      isa::matmul_f32<K, N, dense::kPanel3>(rows, x, packed.data(), y, par);
+    }
+  };
+  for (int32_t rows = 1; rows <= 9; ++rows) {
+    SCOPED_TRACE(testing::Message() << "K " << K << " N " << N << " rows " << rows << " weight bytes "
+                                    << sizeof(Wt));
+    const auto x = RandomFloats(static_cast<size_t>(rows) * K, 60 + K + rows, -2.0f, 2.0f);
+    std::vector<float> want(static_cast<size_t>(rows) * N), got(want.size(), -9.0f);
+    IsaMatmul<K, N>(rows, x.data(), w.data(), want.data());
+    panel(rows, x.data(), got.data(), nullptr);
+    ExpectBitEqual(got.data(), want.data(), want.size());
+    if (int64_t{rows} * N * K >= kMinParallelWork && N > 12) {  // else one thread runs it all
+      ExpectThreadSplitBitIdentical(want.size(), [&](float* y, const Parallel* par) { panel(rows, x.data(), y, par); });
+    }
+
+    std::vector<float> last(static_cast<size_t>(N) + 1, -9.0f);
+    if constexpr (sizeof(Wt) == 2) {
+      isa::logits_f16<K, N, dense::kPanel3>(rows, false, x.data(), packed.data(), last.data());
+    } else {
+      isa::logits_f32<K, N, dense::kPanel3>(rows, false, x.data(), packed.data(), last.data());
+    }
+    ExpectBitEqual(last.data(), want.data() + static_cast<size_t>(rows - 1) * N, N);
+    EXPECT_EQ(last[N], -9.0f) << "wrote past N";
+
+    std::vector<float> gen_row(want.size()), gen_panel(want.size());
+    GenericMatmul<K, N>(rows, x.data(), w.data(), gen_row.data());
+    if constexpr (sizeof(Wt) == 2) {
+      generic::matmul_f16<K, N, dense::kPanel3>(rows, x.data(), packed.data(), gen_panel.data());
+    } else {
+      generic::matmul_f32<K, N, dense::kPanel3>(rows, x.data(), packed.data(), gen_panel.data());
+    }
+    ExpectBitEqual(gen_panel.data(), gen_row.data(), want.size());
+  }
+}
+
+TEST(IsaMatmul, PanelLayoutBitIdentical) {
+  SAGUARO_REQUIRE_ISA();
+  CheckPanelLayout<8, 1, uint16_t>();      // no whole panel: every row row-major
+  CheckPanelLayout<8, 3, uint16_t>();      // one panel
+  CheckPanelLayout<64, 172, uint16_t>();   // 57 panels and one row-major row
+  CheckPanelLayout<256, 203, uint16_t>();  // 67 panels, two row-major rows; thread ranges of 12 columns
+  CheckPanelLayout<1024, 50, uint16_t>();
+  CheckPanelLayout<64, 172, float>();
+  CheckPanelLayout<1024, 50, float>();
+}
+#endif  // SAGUARO_TEST_X86_AVX2
+
 TEST(IsaMatmul, KernelsHeaderSelectsIsa) {
   EXPECT_EQ((&kernels::matmul_f32<64, 8>), (&isa::matmul_f32<64, 8>));
   EXPECT_EQ((&kernels::logits_f32<64, 8>), (&isa::logits_f32<64, 8>));
   EXPECT_EQ((&kernels::matmul_f16<64, 8>), (&isa::matmul_f16<64, 8>));
   EXPECT_EQ((&kernels::logits_f16<64, 8>), (&isa::logits_f16<64, 8>));
+  EXPECT_EQ((&kernels::matmul_f16<64, 8, dense::kPanel3>), (&isa::matmul_f16<64, 8, dense::kPanel3>));
   EXPECT_EQ((&kernels::embed_f16<64>), (&generic::embed_f16<64>));
 }
 

@@ -33,6 +33,7 @@ TEST(HugePageMemory, SmallMemoryIsPageAlignedAndReadsZero) {
     EXPECT_EQ(m.bytes(), bytes);
     EXPECT_EQ(reinterpret_cast<uintptr_t>(m.data()) % 4096, 0u) << bytes;
     EXPECT_TRUE(all_zero(m)) << bytes;
+    EXPECT_FALSE(m.advised()) << bytes << ": ordinary pages are not advised";
   }
 }
 
@@ -50,11 +51,14 @@ TEST(HugePageMemory, ClearZeroesWhatWasWritten) {
 TEST(HugePageMemory, MovingHandsOverTheMemory) {
   HugePageMemory a(kHugePage);
   void* p = a.data();
+  const bool advised = a.advised();
   static_cast<unsigned char*>(p)[7] = 9;
   HugePageMemory b(std::move(a));
   EXPECT_EQ(a.data(), nullptr);
   EXPECT_EQ(a.bytes(), 0u);
+  EXPECT_FALSE(a.advised());
   EXPECT_EQ(b.data(), p);
+  EXPECT_EQ(b.advised(), advised);
   HugePageMemory c(4096);
   c = std::move(b);
   EXPECT_EQ(c.data(), p);

@@ -3,60 +3,63 @@
 
 #include <cstdint>
 
+#include "saguaro/kernels/dense_layout.h"
 #include "saguaro/kernels/generic/element.h"
 #include "saguaro/kernels/parallel.h"
 
 /// Defines the dense product entry points in the enclosing namespace (generic, x86_avx2, arm64_neon) over its
-/// matmul_detail::matmul<K, N>(rows, x, w, y, par), w a const float* or const uint16_t* (binary16 bits):
-///   matmul_f32<K, N>(rows, x, W, y, par = nullptr), W float32 [N][K]: y[r][n] = Σ_k x[r][k]·W[n][k];
-///   matmul_f16<K, N>(rows, x, W, y, par = nullptr), W binary16 [N][K], the same;
-///   logits_f32 / logits_f16<K, N>(rows, all, x, W, y, par = nullptr): the output projection, all rows when
-///   `all`, else only the last row of x into y[0..N).
+/// matmul_detail::matmul<K, N, Layout>(rows, x, w, y, par), w a const float* or const uint16_t* (binary16 bits):
+///   matmul_f32<K, N, Layout>(rows, x, W, y, par = nullptr), W float32 [N][K] stored in `Layout`
+///   (dense_layout.h; row-major by default): y[r][n] = Σ_k x[r][k]·W[n][k];
+///   matmul_f16<K, N, Layout>(rows, x, W, y, par = nullptr), W binary16 [N][K], the same;
+///   logits_f32 / logits_f16<K, N, Layout>(rows, all, x, W, y, par = nullptr): the output projection, all rows
+///   when `all`, else only the last row of x into y[0..N).
 /// One definition, so that every ISA set has the same signatures (docs/internals.md, "Kernels").
 #define SAGUARO_KERNELS_DEFINE_DENSE_MATMULS()                                                                  \
-  template <int K, int N>                                                                                       \
+  template <int K, int N, int Layout = dense::kRowMajor>                                                        \
   inline void matmul_f32(int32_t rows, const float* x, const void* W, float* y, const Parallel* par = nullptr) { \
-    matmul_detail::matmul<K, N>(rows, x, static_cast<const float*>(W), y, par);                                 \
+    matmul_detail::matmul<K, N, Layout>(rows, x, static_cast<const float*>(W), y, par);                         \
   }                                                                                                             \
-  template <int K, int N>                                                                                       \
+  template <int K, int N, int Layout = dense::kRowMajor>                                                        \
   inline void matmul_f16(int32_t rows, const float* x, const void* W, float* y, const Parallel* par = nullptr) { \
-    matmul_detail::matmul<K, N>(rows, x, static_cast<const uint16_t*>(W), y, par);                              \
+    matmul_detail::matmul<K, N, Layout>(rows, x, static_cast<const uint16_t*>(W), y, par);                      \
   }                                                                                                             \
-  template <int K, int N>                                                                                       \
+  template <int K, int N, int Layout = dense::kRowMajor>                                                        \
   inline void logits_f32(int32_t rows, bool all, const float* x, const void* W, float* y,                       \
                          const Parallel* par = nullptr) {                                                       \
-    matmul_f32<K, N>(all ? rows : 1, all ? x : x + static_cast<int64_t>(rows - 1) * K, W, y, par);              \
+    matmul_f32<K, N, Layout>(all ? rows : 1, all ? x : x + static_cast<int64_t>(rows - 1) * K, W, y, par);      \
   }                                                                                                             \
-  template <int K, int N>                                                                                       \
+  template <int K, int N, int Layout = dense::kRowMajor>                                                        \
   inline void logits_f16(int32_t rows, bool all, const float* x, const void* W, float* y,                       \
                          const Parallel* par = nullptr) {                                                       \
-    matmul_f16<K, N>(all ? rows : 1, all ? x : x + static_cast<int64_t>(rows - 1) * K, W, y, par);              \
+    matmul_f16<K, N, Layout>(all ? rows : 1, all ? x : x + static_cast<int64_t>(rows - 1) * K, W, y, par);      \
   }
 
 namespace saguaro::kernels::generic {
 
 namespace matmul_detail {
 
-/// y[r][n] = Σ_k x[r][k]·w[n][k] for w [N][K] of element type Wt (element.h); one float accumulator per output,
-/// k ascending. Weight rows are the outer loop so a prefill streams w once for all its rows (four at a time);
-/// each output still sums in k order, so results equal the one-row-at-a-time product bit for bit. Output columns
-/// are split over `par`'s threads; a column's code does not depend on its range.
-template <int K, int N, class Wt>
+/// y[r][n] = Σ_k x[r][k]·w[n][k] for w [N][K] of element type Wt (element.h) stored in `Layout` (dense_layout.h);
+/// one float accumulator per output, k ascending. Weight rows are the outer loop so a prefill streams w once for
+/// all its rows (four at a time); each output still sums in k order, so results equal the one-row-at-a-time
+/// product bit for bit, in every layout. Output columns are split over `par`'s threads; a column's code does not
+/// depend on its range.
+template <int K, int N, int Layout, class Wt>
 inline void matmul(int32_t rows, const float* x, const Wt* w, float* y, const Parallel* par) {
   parallel_ranges(par, N, 8, int64_t{rows} * N * K, [&](int64_t n0, int64_t n1) {
     for (int64_t n = n0; n < n1; ++n) {
-      const Wt* wn = w + n * K;
+      auto wk = [&](int k) { return load_float(w + dense::offset(Layout, N, K, n, k)); };
       int32_t r = 0;
       for (; r + 4 <= rows; r += 4) {
         const float* x0 = x + static_cast<int64_t>(r) * K;
         const float *x1 = x0 + K, *x2 = x1 + K, *x3 = x2 + K;
         float a0 = 0.0f, a1 = 0.0f, a2 = 0.0f, a3 = 0.0f;
         for (int k = 0; k < K; ++k) {
-          const float wk = load_float(wn + k);
-          a0 += wk * x0[k];
-          a1 += wk * x1[k];
-          a2 += wk * x2[k];
-          a3 += wk * x3[k];
+          const float v = wk(k);
+          a0 += v * x0[k];
+          a1 += v * x1[k];
+          a2 += v * x2[k];
+          a3 += v * x3[k];
         }
         y[static_cast<int64_t>(r) * N + n] = a0;
         y[static_cast<int64_t>(r + 1) * N + n] = a1;
@@ -66,7 +69,7 @@ inline void matmul(int32_t rows, const float* x, const Wt* w, float* y, const Pa
       for (; r < rows; ++r) {
         const float* xr = x + static_cast<int64_t>(r) * K;
         float val = 0.0f;
-        for (int k = 0; k < K; ++k) val += load_float(wn + k) * xr[k];
+        for (int k = 0; k < K; ++k) val += wk(k) * xr[k];
         y[static_cast<int64_t>(r) * N + n] = val;
       }
     }

@@ -89,9 +89,14 @@ constexpr int64_t kThreadAlign = 8;
 /// rows per step (eight independent FMA chains hide the FMA latency); prefill walks w in column blocks of about
 /// 128 KiB and, inside one, tiles 4 rows × 4 columns (16 accumulators of the 32 vector registers) so a w block is
 /// read from cache once per 4 activation rows. The columns are split over `par`'s threads in whole tiles
-/// (decode: each thread streams its share of w).
-template <int K, int N, class Wt>
+/// (decode: each thread streams its share of w). Weights are row-major (kern-pack-weights packs dense weights for
+/// x86 targets only); a packed layout takes the generic kernel.
+template <int K, int N, int Layout, class Wt>
 inline void matmul(int32_t rows, const float* x, const Wt* w, float* y, const Parallel* par) {
+  if constexpr (Layout != dense::kRowMajor) {
+    generic::matmul_detail::matmul<K, N, Layout>(rows, x, w, y, par);
+    return;
+  }
   constexpr int kFit = 131072 / (K * static_cast<int>(sizeof(Wt))) / 8 * 8;
   constexpr int kBlock = kFit > 8 ? kFit : 8;
   parallel_ranges(par, N, kThreadAlign, int64_t{rows} * N * K, [&](int64_t b, int64_t e) {

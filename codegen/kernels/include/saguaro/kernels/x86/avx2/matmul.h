@@ -19,10 +19,12 @@ namespace saguaro::kernels::x86_avx2 {
 
 namespace matmul_detail {
 
-/// y[r·N + b] = Σ_k x[r·K + k]·w[b·K + k] for r < R, b < NB: an R×NB register tile; Wt is float or uint16_t
-/// (binary16 bits).
-template <int K, int N, int R, int NB, class Wt>
+/// y[r·N + b] = Σ_k x[r·K + k]·w_b[k] for r < R, b < NB: an R×NB register tile; Wt is float or uint16_t
+/// (binary16 bits). Row b of the tile is w_b = w + b·K (row-major), or, when `Panel`, row b of the three-row panel
+/// at w (dense_layout.h: chunk c of row b at w + 24·c + 8·b; NB = 3, K a multiple of 8).
+template <int K, int N, int R, int NB, bool Panel, class Wt>
 inline void tile(const float* x, const Wt* w, float* y) {
+  static_assert(!Panel || (NB == dense::kPanelRows && K % dense::kPanelChunk == 0), "a panel tile is one panel");
   constexpr int kChunks = K / 8;
   constexpr int kTail = K % 8;
   __m256 acc[R][NB];
@@ -45,7 +47,7 @@ inline void tile(const float* x, const Wt* w, float* y) {
     }
     __m256 wv[NB];
     #pragma GCC unroll 16
-    for (int b = 0; b < NB; ++b) wv[b] = detail::load8(w + b * K + 8 * c);
+    for (int b = 0; b < NB; ++b) wv[b] = detail::load8(Panel ? w + 24 * c + 8 * b : w + b * K + 8 * c);
     #pragma GCC unroll 16
     for (int r = 0; r < R; ++r) {
       const __m256 xv = _mm256_loadu_ps(x + static_cast<int64_t>(r) * K + 8 * c);
@@ -68,26 +70,28 @@ inline void tile(const float* x, const Wt* w, float* y) {
   for (int r = 0; r < R; ++r) detail::hsums<NB>(acc[r], y + static_cast<int64_t>(r) * N);
 }
 
-/// Columns [n0, n1) of R rows: NB-wide tiles, then single columns.
-template <int K, int N, int R, int NB, class Wt>
+/// Columns [n0, n1) of R rows: NB-wide tiles, then single columns. In `Layout` dense::kPanel3, NB is 3 and n0 a
+/// multiple of 3: each tile is one panel, and single columns are only the row-major rows after the last panel.
+template <int K, int N, int R, int NB, int Layout, class Wt>
 inline void columns(int64_t n0, int64_t n1, const float* x, const Wt* w, float* y) {
+  constexpr bool kPanel = Layout == dense::kPanel3;
   int64_t n = n0;
-  for (; n + NB <= n1; n += NB) tile<K, N, R, NB>(x, w + n * K, y + n);
-  for (; n < n1; ++n) tile<K, N, R, 1>(x, w + n * K, y + n);
+  for (; n + NB <= n1; n += NB) tile<K, N, R, NB, kPanel>(x, w + n * K, y + n);
+  for (; n < n1; ++n) tile<K, N, R, 1, false>(x, w + n * K, y + n);
 }
 
 /// Columns [n0, n1) of `rows` (< 4) rows.
-template <int K, int N, class Wt>
+template <int K, int N, int Layout, class Wt>
 inline void columns_tail(int32_t rows, int64_t n0, int64_t n1, const float* x, const Wt* w, float* y) {
   switch (rows) {
     case 1:
-      columns<K, N, 1, 4>(n0, n1, x, w, y);
+      columns<K, N, 1, Layout == dense::kPanel3 ? 3 : 4, Layout>(n0, n1, x, w, y);
       break;
     case 2:
-      columns<K, N, 2, 3>(n0, n1, x, w, y);
+      columns<K, N, 2, 3, Layout>(n0, n1, x, w, y);
       break;
     case 3:
-      columns<K, N, 3, 3>(n0, n1, x, w, y);
+      columns<K, N, 3, 3, Layout>(n0, n1, x, w, y);
       break;
     default:
       break;
@@ -97,12 +101,13 @@ inline void columns_tail(int32_t rows, int64_t n0, int64_t n1, const float* x, c
 /// Columns per thread range: a multiple of every tile width (3, 4), so threads cut no tile.
 constexpr int64_t kThreadAlign = 12;
 
-/// y[r][n] = Σ_k x[r][k]·w[n][k] for w [N][K] of float or binary16 bits. Decode (rows = 1) reads four weight rows
-/// per step; prefill walks w in column blocks of about 128 KiB and, inside one, tiles 4 rows × 3 columns so a w
-/// block is read from cache once per 4 activation rows. The columns are split over `par`'s threads in whole
-/// tiles (decode: each thread streams its share of w).
-template <int K, int N, class Wt>
+/// y[r][n] = Σ_k x[r][k]·w[n][k] for w [N][K] of float or binary16 bits stored in `Layout` (dense_layout.h).
+/// Decode (rows = 1) reads four weight rows per step (three: one panel); prefill walks w in column blocks of about
+/// 128 KiB and, inside one, tiles 4 rows × 3 columns so a w block is read from cache once per 4 activation rows.
+/// The columns are split over `par`'s threads in whole tiles (decode: each thread streams its share of w).
+template <int K, int N, int Layout, class Wt>
 inline void matmul(int32_t rows, const float* x, const Wt* w, float* y, const Parallel* par) {
+  static_assert(Layout == dense::kRowMajor || (Layout == dense::kPanel3 && dense::panel_fits(K)), "unknown layout");
   constexpr int kFit = 131072 / (K * static_cast<int>(sizeof(Wt))) / 12 * 12;
   constexpr int kBlock = kFit > 12 ? kFit : 12;
   parallel_ranges(par, N, kThreadAlign, int64_t{rows} * N * K, [&](int64_t b, int64_t e) {
@@ -110,10 +115,11 @@ inline void matmul(int32_t rows, const float* x, const Wt* w, float* y, const Pa
       const int64_t n1 = n0 + kBlock < e ? n0 + kBlock : e;
       int32_t r = 0;
       for (; r + 4 <= rows; r += 4) {
-        columns<K, N, 4, 3>(n0, n1, x + static_cast<int64_t>(r) * K, w, y + static_cast<int64_t>(r) * N);
+        columns<K, N, 4, 3, Layout>(n0, n1, x + static_cast<int64_t>(r) * K, w, y + static_cast<int64_t>(r) * N);
       }
       if (r < rows) {
-        columns_tail<K, N>(rows - r, n0, n1, x + static_cast<int64_t>(r) * K, w, y + static_cast<int64_t>(r) * N);
+        columns_tail<K, N, Layout>(rows - r, n0, n1, x + static_cast<int64_t>(r) * K, w,
+                                   y + static_cast<int64_t>(r) * N);
       }
     }
   });
