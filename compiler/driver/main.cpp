@@ -239,6 +239,27 @@ int execBundle(const std::string &exe, const std::string &bundle, const std::vec
   return fail("cannot execute " + exe);
 }
 
+/// One line naming how many weight tensors the written bundle stores in each layout, for its target (a packed
+/// layout that was not applied shows here, not only in manifest.json, which names each tensor's).
+void logWeightLayouts(const std::string &bundle) {
+  auto manifest = readBundleManifest(bundle);
+  if (!manifest) {
+    llvm::consumeError(manifest.takeError());
+    return;
+  }
+  std::map<std::string, int> counts;
+  if (const llvm::json::Array *tensors = manifest->getArray("tensors"))
+    for (const llvm::json::Value &t : *tensors)
+      if (const llvm::json::Object *o = t.getAsObject())
+        if (auto layout = o->getString("layout"))
+          ++counts[layout->str()];
+  std::string line;
+  for (const auto &[layout, n] : counts)
+    line += (line.empty() ? "" : ", ") + std::to_string(n) + " " + layout;
+  llvm::errs() << "saguaro: weight layouts for " << manifest->getString("target").value_or("?") << ": "
+               << (line.empty() ? "none" : line) << " (manifest.json names each tensor's)\n";
+}
+
 int cmdCompile(int argc, char **argv) {
   bool handoff = false;
   std::vector<char *> rest = takeSwitch(argc, argv, "--handoff", handoff);
@@ -253,6 +274,7 @@ int cmdCompile(int argc, char **argv) {
   o->handoff = handoff;
   if (auto e = compileBundle(*o, a->flags.at("-o")))
     return fail(llvm::toString(std::move(e)));
+  logWeightLayouts(a->flags.at("-o"));
   llvm::errs() << "saguaro: wrote " << a->flags.at("-o") << "\n";
   return 0;
 }

@@ -37,10 +37,14 @@ def main():
     # these models), a tied embedding table too; an untied one, only gathered, stays row-major; the x86 kernels
     # read the panels to the same reference logits.
     bundle, ours = os.path.join(args.work_dir, "bundle-x86"), os.path.join(args.work_dir, "ours-x86-f16.npy")
-    common.run([args.saguaro, "compile", model, "-o", bundle, "--bits", "16", "--kv-cache", "f32", "--prefill-chunk",
-                "16", "--target", "x86-avx2"], args)
+    compiled = common.run([args.saguaro, "compile", model, "-o", bundle, "--bits", "16", "--kv-cache", "f32",
+                           "--prefill-chunk", "16", "--target", "x86-avx2"], args)
     tensors = json.load(open(os.path.join(bundle, "manifest.json")))["tensors"]
     panels = [t for t in tensors if t["layout"] == "dense-panel3"]
+    # The compile names the layouts it chose, counted, on stderr.
+    logged = f"saguaro: weight layouts for x86-avx2: {len(panels)} dense-panel3, {len(tensors) - len(panels)} row-major"
+    if logged not in compiled.stderr.decode():
+        raise SystemExit(f"FAIL: the compile did not log {logged!r}: {compiled.stderr.decode()}")
     untied = any("lm_head" in t["name"] for t in tensors)
     wrong = [t["name"] for t in tensors if (t["layout"] == "dense-panel3") !=
              (len(t["shape"]) == 2 and not (untied and "embed_tokens" in t["name"]))]
