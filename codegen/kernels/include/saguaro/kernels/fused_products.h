@@ -13,6 +13,24 @@
 
 #include "saguaro/kernels/parallel.h"
 
+/// Defines cq_matmul2_i8 and cq_matmul3_i8 (generic/cq_i8.h's contracts, the same results) in the enclosing ISA
+/// namespace over fused::matmul2 / fused::matmul3 with the kernels of `Isa`: every product's rows in one parallel
+/// region. One definition, so that every ISA set has the same signatures.
+#define SAGUARO_KERNELS_DEFINE_FUSED_CQ_PRODUCTS(Isa)                                                                \
+  template <int K, int N0, int N1, int Bits, int Layout>                                                             \
+  inline void cq_matmul2_i8(int32_t rows, const void* xq, const void* codebook, const void* codes0,                  \
+                            const void* norms0, float* y0, const void* codes1, const void* norms1, float* y1,        \
+                            const Parallel* par = nullptr) {                                                         \
+    fused::matmul2<Isa, K, N0, N1, Bits, Layout>(rows, xq, codebook, codes0, norms0, y0, codes1, norms1, y1, par);  \
+  }                                                                                                                  \
+  template <int K, int N0, int N1, int N2, int Bits, int Layout>                                                     \
+  inline void cq_matmul3_i8(int32_t rows, const void* xq, const void* codebook, const void* codes0,                  \
+                            const void* norms0, float* y0, const void* codes1, const void* norms1, float* y1,        \
+                            const void* codes2, const void* norms2, float* y2, const Parallel* par = nullptr) {      \
+    fused::matmul3<Isa, K, N0, N1, N2, Bits, Layout>(rows, xq, codebook, codes0, norms0, y0, codes1, norms1, y1,    \
+                                                     codes2, norms2, y2, par);                                       \
+  }
+
 namespace saguaro::kernels::fused {
 
 /// One product of a fused call: an N-row weight's codes and norms and its output.

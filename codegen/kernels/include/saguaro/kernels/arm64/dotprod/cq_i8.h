@@ -41,22 +41,8 @@ inline void cq_matmul_i8(int32_t rows, const void* xq, const void* codes, const 
                                                                                           codebook, y, par);
 }
 
-/// Two products of one activation (contract of generic::cq_matmul2_i8, same results), in one parallel region.
-template <int K, int N0, int N1, int Bits, int Layout>
-inline void cq_matmul2_i8(int32_t rows, const void* xq, const void* codebook, const void* codes0, const void* norms0,
-                          float* y0, const void* codes1, const void* norms1, float* y1, const Parallel* par = nullptr) {
-  fused::matmul2<arm64_neon::cq_i8_detail::FusedIsa<cq_i8_detail::DotprodOps>, K, N0, N1, Bits, Layout>(
-      rows, xq, codebook, codes0, norms0, y0, codes1, norms1, y1, par);
-}
-
-/// Three products of one activation (contract of generic::cq_matmul3_i8, same results), in one parallel region.
-template <int K, int N0, int N1, int N2, int Bits, int Layout>
-inline void cq_matmul3_i8(int32_t rows, const void* xq, const void* codebook, const void* codes0, const void* norms0,
-                          float* y0, const void* codes1, const void* norms1, float* y1, const void* codes2,
-                          const void* norms2, float* y2, const Parallel* par = nullptr) {
-  fused::matmul3<arm64_neon::cq_i8_detail::FusedIsa<cq_i8_detail::DotprodOps>, K, N0, N1, N2, Bits, Layout>(
-      rows, xq, codebook, codes0, norms0, y0, codes1, norms1, y1, codes2, norms2, y2, par);
-}
+// cq_matmul2_i8, cq_matmul3_i8: every product's rows in one parallel region (fused_products.h).
+SAGUARO_KERNELS_DEFINE_FUSED_CQ_PRODUCTS(arm64_neon::cq_i8_detail::FusedIsa<cq_i8_detail::DotprodOps>)
 
 }  // namespace saguaro::kernels::arm64_dotprod
 
