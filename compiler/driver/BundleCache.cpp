@@ -11,7 +11,9 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cstdlib>
+#include <vector>
 
 using namespace saguaro;
 
@@ -75,7 +77,95 @@ llvm::Expected<std::string> saguaro::buildBundle(const std::string &bundle) {
   return exe;
 }
 
+llvm::Expected<uint64_t> saguaro::cacheLimitBytes() {
+  const char *v = std::getenv("SAGUARO_CACHE_MAX_MB");
+  if (!v)
+    return uint64_t{20} << 30;
+  uint64_t mib = 0;
+  if (llvm::StringRef(v).getAsInteger(10, mib) || mib > (uint64_t{1} << 40))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "SAGUARO_CACHE_MAX_MB: expected a whole number of MiB (0: no limit), got '" +
+                                       std::string(v) + "'");
+  return mib << 20;
+}
+
+namespace {
+
+/// The file whose modification time says when a cache entry was last used.
+std::string stampPath(const std::string &entry) { return entry + "/.last_used"; }
+
+/// Marks a cache entry used now.
+void stamp(const std::string &entry) {
+  std::error_code ec;
+  llvm::raw_fd_ostream(stampPath(entry), ec) << "";
+}
+
+/// Bytes of the regular files under `dir`.
+uint64_t treeBytes(const std::string &dir) {
+  uint64_t bytes = 0;
+  std::error_code ec;
+  for (llvm::sys::fs::recursive_directory_iterator it(dir, ec), end; it != end && !ec; it.increment(ec)) {
+    llvm::sys::fs::file_status st;
+    if (!llvm::sys::fs::status(it->path(), st, /*follow=*/false) && llvm::sys::fs::is_regular_file(st))
+      bytes += st.getSize();
+  }
+  return bytes;
+}
+
+/// Removes the least recently used cache entries other than `keep` while they take more than `limit` bytes, and
+/// says on stderr what it removed. An entry is a directory named by a key (16 hex digits); its last use is its
+/// stamp's time (its directory's when unstamped).
+void evictOverLimit(const std::string &root, const std::string &keep, uint64_t limit) {
+  if (limit == 0)
+    return;
+  struct Entry {
+    std::string path;
+    llvm::sys::TimePoint<> used;
+    uint64_t bytes;
+  };
+  std::vector<Entry> entries;
+  uint64_t total = 0;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(root, ec), end; it != end && !ec; it.increment(ec)) {
+    // Only entries the cache made (named by a 16-hex-digit key), whatever else the directory holds.
+    llvm::StringRef name = llvm::sys::path::filename(it->path());
+    llvm::sys::fs::file_status st;
+    if (name.size() != 16 || !llvm::all_of(name, llvm::isHexDigit) || llvm::sys::fs::status(it->path(), st) ||
+        !llvm::sys::fs::is_directory(st))
+      continue;
+    llvm::sys::fs::file_status used;
+    Entry e{it->path(), st.getLastModificationTime(), treeBytes(it->path())};
+    if (!llvm::sys::fs::status(stampPath(e.path), used))
+      e.used = used.getLastModificationTime();
+    total += e.bytes;
+    if (e.path != keep)
+      entries.push_back(std::move(e));
+  }
+  if (total <= limit)
+    return;
+  std::sort(entries.begin(), entries.end(), [](const Entry &a, const Entry &b) { return a.used < b.used; });
+  const uint64_t before = total;
+  size_t removed = 0;
+  for (const Entry &e : entries) {
+    if (total <= limit)
+      break;
+    if (llvm::sys::fs::remove_directories(e.path))
+      continue;
+    total -= e.bytes;
+    ++removed;
+  }
+  llvm::errs() << "saguaro: the bundle cache " << root << " held " << (before >> 20) << " MiB, over its limit of "
+               << (limit >> 20) << " MiB (SAGUARO_CACHE_MAX_MB): removed " << removed
+               << " least recently used bundle" << (removed == 1 ? "" : "s") << ", " << (total >> 20)
+               << " MiB left\n";
+}
+
+} // namespace
+
 llvm::Expected<std::string> saguaro::cachedBundle(const CompileOptions &o) {
+  auto limit = cacheLimitBytes();
+  if (!limit)
+    return limit.takeError();
   auto key = bundleKey(o);
   if (!key)
     return key.takeError();
@@ -86,6 +176,10 @@ llvm::Expected<std::string> saguaro::cachedBundle(const CompileOptions &o) {
     llvm::errs() << "saguaro: compiling " << o.model << " -> " << dir << "\n";
     if (auto e = compileBundle(o, dir))
       return std::move(e);
+    stamp(dir);
+    evictOverLimit(cacheRoot(), dir, *limit);
+  } else {
+    stamp(dir);
   }
   return dir;
 }

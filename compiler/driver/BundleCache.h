@@ -6,6 +6,7 @@
 
 #include "llvm/Support/JSON.h"
 
+#include <cstdint>
 #include <string>
 
 namespace saguaro {
@@ -18,7 +19,12 @@ std::string cacheRoot();
 llvm::Expected<std::string> buildBundle(const std::string &bundle);
 /// A bundle's manifest.json as a JSON object; the error names the file (unreadable, not JSON, not an object).
 llvm::Expected<llvm::json::Object> readBundleManifest(const std::string &bundle);
-/// The cached bundle of these options (content-addressed), compiling it when missing.
+/// The cache's size limit in bytes: $SAGUARO_CACHE_MAX_MB (MiB; 0 = no limit), else 20 GiB; an error names the
+/// variable when it is not a whole number.
+llvm::Expected<uint64_t> cacheLimitBytes();
+/// The cached bundle of these options (content-addressed), compiling it when missing. Each use stamps the entry;
+/// after compiling a new one, the least recently used other entries are removed while the cache exceeds
+/// cacheLimitBytes().
 llvm::Expected<std::string> cachedBundle(const CompileOptions &options);
 
 } // namespace saguaro
