@@ -21,12 +21,13 @@ namespace matmul_detail {
 
 /// y[r·N + b] = Σ_k x[r·K + k]·w_b[k] for r < R, b < NB: an R×NB register tile; Wt is float or uint16_t
 /// (binary16 bits). Row b of the tile is w_b = w + b·K (row-major), or, when `Panel`, row b of the three-row panel
-/// at w (dense_layout.h: chunk c of row b at w + 24·c + 8·b; NB = 3, K a multiple of 8).
+/// at w (dense_layout.h: chunk c of row b at w + 24·c + 8·b; NB = 3, K a multiple of 8; no K % 8 tail).
 template <int K, int N, int R, int NB, bool Panel, class Wt>
 inline void tile(const float* x, const Wt* w, float* y) {
   static_assert(!Panel || (NB == dense::kPanelRows && K % dense::kPanelChunk == 0), "a panel tile is one panel");
   constexpr int kChunks = K / 8;
   constexpr int kTail = K % 8;
+  constexpr int kPanelStep = dense::kPanelRows * dense::kPanelChunk;  // elements per chunk step of a panel
   __m256 acc[R][NB];
   #pragma GCC unroll 16
   for (int r = 0; r < R; ++r)
@@ -48,7 +49,7 @@ inline void tile(const float* x, const Wt* w, float* y) {
     }
     __m256 wv[NB];
     #pragma GCC unroll 16
-    for (int b = 0; b < NB; ++b) wv[b] = detail::load8(Panel ? w + 24 * c + 8 * b : w + b * K + 8 * c);
+    for (int b = 0; b < NB; ++b) wv[b] = detail::load8(Panel ? w + kPanelStep * c + 8 * b : w + b * K + 8 * c);
     #pragma GCC unroll 16
     for (int r = 0; r < R; ++r) {
       const __m256 xv = _mm256_loadu_ps(x + static_cast<int64_t>(r) * K + 8 * c);
