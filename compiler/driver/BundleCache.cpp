@@ -176,10 +176,8 @@ llvm::Expected<std::string> saguaro::cachedBundle(const CompileOptions &o) {
     llvm::errs() << "saguaro: compiling " << o.model << " -> " << dir << "\n";
     if (auto e = compileBundle(o, dir))
       return std::move(e);
-    stamp(dir);
     evictOverLimit(cacheRoot(), dir, *limit);
-  } else {
-    stamp(dir);
   }
+  stamp(dir);
   return dir;
 }

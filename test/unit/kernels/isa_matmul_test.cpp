@@ -6,30 +6,31 @@
 namespace saguaro::kernels::test {
 namespace {
 
-// The generic and ISA kernels of each weight type, chosen by the weights' element type (float32, binary16 bits).
-template <int K, int N>
+// The generic and ISA kernels of each weight type, chosen by the weights' element type (float32, binary16 bits),
+// for weights stored in `Layout` (dense_layout.h; row-major by default).
+template <int K, int N, int Layout = dense::kRowMajor>
 void GenericMatmul(int32_t rows, const float* x, const float* w, float* y) {
-  generic::matmul_f32<K, N>(rows, x, w, y);
+  generic::matmul_f32<K, N, Layout>(rows, x, w, y);
 }
-template <int K, int N>
+template <int K, int N, int Layout = dense::kRowMajor>
 void GenericMatmul(int32_t rows, const float* x, const uint16_t* w, float* y) {
-  generic::matmul_f16<K, N>(rows, x, w, y);
+  generic::matmul_f16<K, N, Layout>(rows, x, w, y);
 }
-template <int K, int N>
+template <int K, int N, int Layout = dense::kRowMajor>
 void IsaMatmul(int32_t rows, const float* x, const float* w, float* y, const Parallel* par = nullptr) {
-  isa::matmul_f32<K, N>(rows, x, w, y, par);
+  isa::matmul_f32<K, N, Layout>(rows, x, w, y, par);
 }
-template <int K, int N>
+template <int K, int N, int Layout = dense::kRowMajor>
 void IsaMatmul(int32_t rows, const float* x, const uint16_t* w, float* y, const Parallel* par = nullptr) {
-  isa::matmul_f16<K, N>(rows, x, w, y, par);
+  isa::matmul_f16<K, N, Layout>(rows, x, w, y, par);
 }
-template <int K, int N>
+template <int K, int N, int Layout = dense::kRowMajor>
 void IsaLogits(int32_t rows, bool all, const float* x, const float* w, float* y) {
-  isa::logits_f32<K, N>(rows, all, x, w, y);
+  isa::logits_f32<K, N, Layout>(rows, all, x, w, y);
 }
-template <int K, int N>
+template <int K, int N, int Layout = dense::kRowMajor>
 void IsaLogits(int32_t rows, bool all, const float* x, const uint16_t* w, float* y) {
-  isa::logits_f16<K, N>(rows, all, x, w, y);
+  isa::logits_f16<K, N, Layout>(rows, all, x, w, y);
 }
 
 /// Random weights [N][K]: uniform floats, or halves rounded from them.
@@ -164,41 +165,28 @@ void CheckPanelLayout() {
   const auto w = RandomWeights<Wt>(static_cast<size_t>(N) * K, 50 + N + K);
   std::vector<Wt> packed(w.size());
   dense::pack(dense::kPanel3, N, K, sizeof(Wt), w.data(), packed.data());
-  auto panel = [&](int32_t rows, const float* x, float* y, const Parallel* par) {
-    if constexpr (sizeof(Wt) == 2) {
-      isa::matmul_f16<K, N, dense::kPanel3>(rows, x, packed.data(), y, par);
-    } else {
-      isa::matmul_f32<K, N, dense::kPanel3>(rows, x, packed.data(), y, par);
-    }
-  };
   for (int32_t rows = 1; rows <= 9; ++rows) {
     SCOPED_TRACE(testing::Message() << "K " << K << " N " << N << " rows " << rows << " weight bytes "
                                     << sizeof(Wt));
     const auto x = RandomFloats(static_cast<size_t>(rows) * K, 60 + K + rows, -2.0f, 2.0f);
     std::vector<float> want(static_cast<size_t>(rows) * N), got(want.size(), -9.0f);
     IsaMatmul<K, N>(rows, x.data(), w.data(), want.data());
-    panel(rows, x.data(), got.data(), nullptr);
+    IsaMatmul<K, N, dense::kPanel3>(rows, x.data(), packed.data(), got.data());
     ExpectBitEqual(got.data(), want.data(), want.size());
     if (int64_t{rows} * N * K >= kMinParallelWork && N > 12) {  // else one thread runs it all
-      ExpectThreadSplitBitIdentical(want.size(), [&](float* y, const Parallel* par) { panel(rows, x.data(), y, par); });
+      ExpectThreadSplitBitIdentical(want.size(), [&](float* y, const Parallel* par) {
+        IsaMatmul<K, N, dense::kPanel3>(rows, x.data(), packed.data(), y, par);
+      });
     }
 
     std::vector<float> last(static_cast<size_t>(N) + 1, -9.0f);
-    if constexpr (sizeof(Wt) == 2) {
-      isa::logits_f16<K, N, dense::kPanel3>(rows, false, x.data(), packed.data(), last.data());
-    } else {
-      isa::logits_f32<K, N, dense::kPanel3>(rows, false, x.data(), packed.data(), last.data());
-    }
+    IsaLogits<K, N, dense::kPanel3>(rows, false, x.data(), packed.data(), last.data());
     ExpectBitEqual(last.data(), want.data() + static_cast<size_t>(rows - 1) * N, N);
     EXPECT_EQ(last[N], -9.0f) << "wrote past N";
 
     std::vector<float> gen_row(want.size()), gen_panel(want.size());
     GenericMatmul<K, N>(rows, x.data(), w.data(), gen_row.data());
-    if constexpr (sizeof(Wt) == 2) {
-      generic::matmul_f16<K, N, dense::kPanel3>(rows, x.data(), packed.data(), gen_panel.data());
-    } else {
-      generic::matmul_f32<K, N, dense::kPanel3>(rows, x.data(), packed.data(), gen_panel.data());
-    }
+    GenericMatmul<K, N, dense::kPanel3>(rows, x.data(), packed.data(), gen_panel.data());
     ExpectBitEqual(gen_panel.data(), gen_row.data(), want.size());
   }
 }
