@@ -1,6 +1,7 @@
 // Test helpers (see test_util.h).
 #include "test_util.h"
 
+#include <ftw.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -8,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 
 #include "blob_writer.h"
@@ -40,12 +42,34 @@ std::vector<uint8_t> tiny_llama2c_tokenizer() {
   return llama2c_tokenizer_bytes(v, 6);
 }
 
+namespace {
+
+/// The directories make_temp_dir made; removed depth-first (files before their directory) at exit.
+struct TempDirs {
+  std::mutex mu;
+  std::vector<std::string> paths;
+  ~TempDirs() {
+    for (const std::string& p : paths)
+      ::nftw(p.c_str(), [](const char* f, const struct stat*, int, struct FTW*) { return ::remove(f); }, 16,
+             FTW_DEPTH | FTW_PHYS);
+  }
+};
+
+TempDirs& temp_dirs() {
+  static TempDirs dirs;
+  return dirs;
+}
+
+}  // namespace
+
 std::string make_temp_dir() {
   const char* base = std::getenv("TMPDIR");
   std::string tmpl = std::string(base && *base ? base : "/tmp") + "/saguaro-rt-XXXXXX";
-  std::vector<char> buf(tmpl.begin(), tmpl.end());
-  buf.push_back('\0');
-  return mkdtemp(buf.data()) ? std::string(buf.data()) : std::string();
+  if (!mkdtemp(tmpl.data())) return std::string();
+  TempDirs& dirs = temp_dirs();
+  std::lock_guard<std::mutex> lock(dirs.mu);
+  dirs.paths.push_back(tmpl);
+  return tmpl;
 }
 
 std::string write_fake_bundle(const std::string& dir) {

@@ -13,7 +13,8 @@ std::vector<uint8_t> tiny_llama2c_tokenizer();
 /// Builds llama2.c tokenizer.bin bytes from (piece, score) pairs.
 std::vector<uint8_t> llama2c_tokenizer_bytes(const std::vector<std::pair<std::string, float>>& vocab,
                                              int32_t max_token_length);
-/// A fresh empty directory under the system temp dir.
+/// A fresh empty directory under the system temp dir ($TMPDIR or /tmp), removed with everything in it when the test
+/// program exits normally (a test that crashes leaves its directory for inspection).
 std::string make_temp_dir();
 /// Writes DIR/weights.sgw for the fake model (bigram weight + tiny llama2c tokenizer); returns the blob path.
 std::string write_fake_bundle(const std::string& dir);
