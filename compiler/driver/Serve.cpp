@@ -16,6 +16,8 @@
 
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -128,6 +130,31 @@ private:
 };
 } // namespace
 
+llvm::Expected<std::string> saguaro::serveApiKey(const std::string &file) {
+  std::string key, where = "$SAGUARO_SERVE_API_KEY";
+  if (!file.empty()) {
+    where = file;
+    std::ifstream in(file);
+    if (!in)
+      return llvm::createStringError(file + ": cannot read the API key file");
+    std::getline(in, key);
+    if (key.empty())
+      return llvm::createStringError(file + ": the API key file is empty (the key is its first line)");
+  } else if (const char *env = std::getenv("SAGUARO_SERVE_API_KEY")) {
+    key = env;
+  }
+  while (!key.empty() && (key.back() == '\r' || key.back() == ' ' || key.back() == '\t'))
+    key.pop_back();
+  for (unsigned char c : key)
+    if (c <= ' ' || c == 0x7f)
+      return llvm::createStringError(where + ": the API key must be one word of printable characters");
+  return key;
+}
+
+static bool isLoopback(const std::string &host) {
+  return host == "localhost" || host == "::1" || llvm::StringRef(host).starts_with("127.");
+}
+
 int saguaro::runServe(const ServeOptions &o) {
   try {
     auto exe = buildBundle(o.bundle);
@@ -141,9 +168,15 @@ int saguaro::runServe(const ServeOptions &o) {
                                               const handoff::TokenCallback &onToken) {
       return process.generate(r, onToken);
     });
+    server.require_api_key(o.apiKey);
     int port = server.bind(o.host, o.port);
     llvm::errs() << "saguaro: serving " << o.bundle << " as \"" << o.modelId << "\" on http://" << o.host << ":"
-                 << port << "/v1/chat/completions\n";
+                 << port << "/v1/chat/completions"
+                 << (o.apiKey.empty() ? "" : " (clients send Authorization: Bearer KEY)") << "\n";
+    if (o.apiKey.empty() && !isLoopback(o.host))
+      llvm::errs() << "saguaro: warning: no API key (--api-key-file or $SAGUARO_SERVE_API_KEY): anyone who can "
+                      "reach "
+                   << o.host << ":" << port << " can use this model\n";
     llvm::errs().flush();
     server.serve();
     return 0;

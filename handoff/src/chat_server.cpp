@@ -18,9 +18,9 @@ using nlohmann::json;
 
 // OpenAI's error envelope, so client SDKs surface the message instead of a parse failure.
 void send_error(httplib::Response& res, int status, const std::string& message, const char* type,
-                const std::string& param = "") {
+                const std::string& param = "", const char* code = nullptr) {
   json error = {{"message", message}, {"type", type}, {"param", param.empty() ? json(nullptr) : json(param)},
-                {"code", nullptr}};
+                {"code", code ? json(code) : json(nullptr)}};
   res.status = status;
   res.set_content(json{{"error", error}}.dump(), "application/json");
 }
@@ -29,6 +29,16 @@ struct BadRequest {
   std::string message;
   std::string param;
 };
+
+// Whether `header` is "Bearer KEY": every byte of the candidate is compared whatever the first difference, so the
+// time taken does not tell a client how much of a guessed key was right.
+bool bearer_matches(const std::string& header, const std::string& key) {
+  static const std::string scheme = "Bearer ";
+  if (header.size() != scheme.size() + key.size() || header.compare(0, scheme.size(), scheme) != 0) return false;
+  unsigned char diff = 0;
+  for (size_t i = 0; i < key.size(); ++i) diff |= static_cast<unsigned char>(header[scheme.size() + i] ^ key[i]);
+  return diff == 0;
+}
 
 long long unix_seconds() {
   return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
@@ -81,6 +91,7 @@ json usage_json(const GenerationResult& r) {
 
 struct ChatServer::Impl {
   std::string model_id;
+  std::string api_key;  // empty: no check
   Generator generator;
   std::mutex generator_mutex;  // the generator (one model, one KV cache) runs one request at a time
   std::atomic<unsigned long long> next_id{1};
@@ -177,6 +188,16 @@ ChatServer::ChatServer(std::string model_id, Generator generator) : impl_(std::m
   // Enough workers that 8 clients holding keep-alive connections do not starve a ninth.
   impl->server.new_task_queue = [] { return new httplib::ThreadPool(16); };
   impl->server.set_payload_max_length(32u << 20);
+  impl->server.set_pre_routing_handler([impl](const httplib::Request& req, httplib::Response& res) {
+    if (impl->api_key.empty() || bearer_matches(req.get_header_value("Authorization"), impl->api_key))
+      return httplib::Server::HandlerResponse::Unhandled;
+    res.set_header("WWW-Authenticate", "Bearer");
+    send_error(res, 401,
+               req.has_header("Authorization") ? "the API key is not valid for this server"
+                                               : "this server needs an API key: send Authorization: Bearer KEY",
+               "invalid_request_error", "", "invalid_api_key");
+    return httplib::Server::HandlerResponse::Handled;
+  });
   impl->server.Post("/v1/chat/completions",
                     [impl](const httplib::Request& req, httplib::Response& res) { impl->handle_completion(req, res); });
   impl->server.Get("/v1/models", [impl](const httplib::Request&, httplib::Response& res) { impl->handle_models(res); });
@@ -200,6 +221,8 @@ ChatServer::ChatServer(std::string model_id, Generator generator) : impl_(std::m
 }
 
 ChatServer::~ChatServer() { stop(); }
+
+void ChatServer::require_api_key(std::string key) { impl_->api_key = std::move(key); }
 
 int ChatServer::bind(const std::string& host, int port) {
   if (port == 0) {

@@ -2,7 +2,10 @@
 - a non-streaming /v1/chat/completions answers what `saguaro complete` answers locally for the same question;
 - a streaming request's content deltas join to the same text, ending with data: [DONE];
 - 50 sequential and 8 concurrent clients (4 requests each) all succeed;
-- malformed requests get 400 with an OpenAI-style JSON error; /v1/models lists the model.
+- malformed requests get 400 with an OpenAI-style JSON error; /v1/models lists the model;
+- with an API key (--api-key-file, or $SAGUARO_SERVE_API_KEY) requests without it get 401 and with it the same
+  answer; the key is in no log line; a missing, empty or multi-word key file is a one-line error before anything
+  is compiled.
 (1000 sequential requests and the full malformed-request set run against a fake generator in handoff_tests.)"""
 import json
 import os
@@ -18,10 +21,12 @@ import common
 QUESTION = "What is 17 + 25?"
 
 
-def post(port, body, raw=None):
+def post(port, body, raw=None, key=None):
     data = raw if raw is not None else json.dumps(body).encode()
-    req = urllib.request.Request(f"http://127.0.0.1:{port}/v1/chat/completions", data=data,
-                                 headers={"Content-Type": "application/json"})
+    headers = {"Content-Type": "application/json"}
+    if key is not None:
+        headers["Authorization"] = f"Bearer {key}"
+    req = urllib.request.Request(f"http://127.0.0.1:{port}/v1/chat/completions", data=data, headers=headers)
     try:
         with urllib.request.urlopen(req, timeout=60) as r:
             return r.status, r.read().decode()
@@ -35,28 +40,84 @@ def free_port():
         return s.getsockname()[1]
 
 
+def start_server(args, model, extra, env, log_name):
+    """`saguaro serve MODEL --port P --model-id default EXTRA...`, once /v1/models answers (any status)."""
+    port = free_port()
+    log = open(os.path.join(args.work_dir, log_name), "w")
+    server = subprocess.Popen([args.saguaro, "serve", model, "--port", str(port), "--model-id", "default"] + extra,
+                              env=env, stdout=log, stderr=subprocess.STDOUT)
+    deadline = time.time() + 600  # the first start may compile and build the bundle
+    while True:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/models", timeout=5) as r:
+                return server, port, log.name, json.loads(r.read())
+        except urllib.error.HTTPError as e:
+            return server, port, log.name, json.loads(e.read())
+        except (urllib.error.URLError, ConnectionError):
+            if server.poll() is not None or time.time() > deadline:
+                server.kill()
+                raise SystemExit(f"FAIL: the server did not start: {open(log.name).read()[-2000:]}")
+            time.sleep(0.5)
+
+
+def check_bad_key_files(args, model, env):
+    """A key file that cannot serve is a one-line error naming it, exit 1, before anything is compiled."""
+    empty = os.path.join(args.work_dir, "empty.key")
+    two_words = os.path.join(args.work_dir, "two-words.key")
+    open(empty, "w").close()
+    with open(two_words, "w") as f:
+        f.write("sk-secret-one sk-secret-two\n")
+    missing = os.path.join(args.work_dir, "missing.key")
+    bad_env = dict(env, SAGUARO_CACHE_DIR=os.path.join(args.work_dir, "never-used-cache"))
+    for path, expect in ((missing, "cannot read"), (empty, "is empty"), (two_words, "one word")):
+        r = subprocess.run([args.saguaro, "serve", model, "--port", "0", "--api-key-file", path], env=bad_env,
+                           capture_output=True, text=True, timeout=60)
+        lines = r.stderr.strip().splitlines()
+        if r.returncode != 1 or len(lines) != 1 or path not in lines[0] or expect not in lines[0] \
+                or "sk-secret" in r.stderr + r.stdout:
+            raise SystemExit(f"FAIL: --api-key-file {path}: rc {r.returncode}, {r.stderr!r}")
+    if os.path.exists(bad_env["SAGUARO_CACHE_DIR"]):
+        raise SystemExit("FAIL: a bad key file still compiled the model")
+    print("ok: missing, empty and multi-word key files are one-line errors, nothing compiled")
+
+
+def check_api_key(args, model, env, body, answer):
+    key = "sk-saguaro-e2e-4b1d9f"
+    key_file = os.path.join(args.work_dir, "serve.key")
+    with open(key_file, "w") as f:
+        f.write(key + "\n")
+    for how, extra, key_env in (("--api-key-file", ["--api-key-file", key_file], {}),
+                                ("$SAGUARO_SERVE_API_KEY", [], {"SAGUARO_SERVE_API_KEY": key})):
+        server, port, log_name, models = start_server(args, model, extra, dict(env, **key_env), "serve-key.log")
+        try:
+            if models.get("error", {}).get("code") != "invalid_api_key":
+                raise SystemExit(f"FAIL: {how}: /v1/models without the key: {models}")
+            for sent in (None, key + "x"):
+                status, text = post(port, body, key=sent)
+                if status != 401 or json.loads(text)["error"]["code"] != "invalid_api_key" or key in text:
+                    raise SystemExit(f"FAIL: {how}: key {sent!r} got {status} {text[:200]!r}")
+            status, text = post(port, body, key=key)
+            if status != 200 or json.loads(text)["choices"][0]["message"]["content"] != answer:
+                raise SystemExit(f"FAIL: {how}: with the key: {status} {text[:200]!r}")
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+        if key in open(log_name).read():
+            raise SystemExit(f"FAIL: {how}: the key is in the server's log")
+        print(f"ok: with a key from {how}: 401 without it or with a wrong one, the same answer with it")
+
+
 def main():
     args = common.parse_args()
     model = os.path.join(args.source_dir, "examples", "models", "default")
     messages = [{"role": "user", "content": QUESTION}]
     local = json.loads(common.run([args.saguaro, "complete", model, "--messages", json.dumps(messages),
                                    "--options", json.dumps({"max_tokens": 8, "temperature": 0})], args).stdout)
-    port = free_port()
     env = dict(os.environ, SAGUARO_CACHE_DIR=os.path.join(args.work_dir, "cache"))
-    log = open(os.path.join(args.work_dir, "serve.log"), "w")
-    server = subprocess.Popen([args.saguaro, "serve", model, "--port", str(port), "--model-id", "default"],
-                              env=env, stdout=log, stderr=subprocess.STDOUT)
+    env.pop("SAGUARO_SERVE_API_KEY", None)
+    check_bad_key_files(args, model, env)
+    server, port, _, models = start_server(args, model, [], env, "serve.log")
     try:
-        deadline = time.time() + 600  # the first start may compile and build the bundle
-        while True:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/models", timeout=5) as r:
-                    models = json.loads(r.read())
-                break
-            except (urllib.error.URLError, ConnectionError):
-                if server.poll() is not None or time.time() > deadline:
-                    raise SystemExit(f"FAIL: the server did not start: {open(log.name).read()[-2000:]}")
-                time.sleep(0.5)
         if [m["id"] for m in models["data"]] != ["default"]:
             raise SystemExit(f"FAIL: /v1/models: {models}")
 
@@ -105,6 +166,7 @@ def main():
     finally:
         server.terminate()
         server.wait(timeout=30)
+    check_api_key(args, model, env, body, answer)
 
 
 if __name__ == "__main__":

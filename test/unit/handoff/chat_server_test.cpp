@@ -217,5 +217,51 @@ TEST(ChatServer, GeneratorFailureIs500WithJson) {
   server.stop();
 }
 
+// `saguaro serve --api-key-file`: without the right bearer key every route answers 401 in OpenAI's error envelope
+// (code invalid_api_key), the generator never runs, and the key is in no response.
+TEST_F(ChatServerTest, ApiKeyGuardsEveryRoute) {
+  const std::string key = "sk-test-0123456789abcdef";
+  server_->require_api_key(key);
+  httplib::Client client("127.0.0.1", port_);
+  const std::string body = chat_body("one two");
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {"", "needs an API key"},
+      {"Bearer sk-test-0123456789abcdeX", "not valid"},
+      {"Bearer " + key + "0", "not valid"},
+      {"Bearer sk-test", "not valid"},
+      {"Basic " + key, "not valid"},
+      {"bearer " + key, "not valid"}};
+  for (const auto& [authorization, message] : refused) {
+    httplib::Headers headers;
+    if (!authorization.empty()) headers.emplace("Authorization", authorization);
+    for (const bool models : {false, true}) {
+      auto res = models ? client.Get("/v1/models", headers)
+                        : client.Post("/v1/chat/completions", headers, body, "application/json");
+      ASSERT_TRUE(res) << authorization;
+      EXPECT_EQ(res->status, 401) << authorization;
+      EXPECT_EQ(res->get_header_value("WWW-Authenticate"), "Bearer");
+      const json error = json::parse(res->body)["error"];
+      EXPECT_EQ(error["code"], "invalid_api_key") << res->body;
+      EXPECT_NE(error["message"].get<std::string>().find(message), std::string::npos) << res->body;
+      EXPECT_EQ(res->body.find("0123456789abcdef"), std::string::npos) << res->body;
+    }
+  }
+  EXPECT_EQ(generator_.calls(), 0);
+
+  const httplib::Headers ok = {{"Authorization", "Bearer " + key}};
+  auto res = client.Post("/v1/chat/completions", ok, body, "application/json");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200) << res->body;
+  EXPECT_EQ(json::parse(res->body)["choices"][0]["message"]["content"], "one two");
+  auto streamed = client.Post("/v1/chat/completions", ok, chat_body("three", {{"stream", true}}), "application/json");
+  ASSERT_TRUE(streamed);
+  EXPECT_EQ(streamed->status, 200);
+  EXPECT_NE(streamed->body.find("data: [DONE]"), std::string::npos);
+  auto models = client.Get("/v1/models", ok);
+  ASSERT_TRUE(models);
+  EXPECT_EQ(models->status, 200);
+  EXPECT_EQ(generator_.calls(), 2);
+}
+
 }  // namespace
 }  // namespace saguaro::handoff

@@ -36,6 +36,10 @@ class ChatServer {
   ChatServer(const ChatServer&) = delete;
   ChatServer& operator=(const ChatServer&) = delete;
 
+  // Every request must then carry `Authorization: Bearer KEY` (as OpenAI's API does); others get 401 with an
+  // OpenAI-style JSON error (code invalid_api_key) and never reach the generator. The key is compared in constant
+  // time and appears in no response or message. Call before serving; an empty key turns the check off.
+  void require_api_key(std::string key);
   // Binds host:port (port 0 = any free port) and returns the bound port. Throws HandoffError on failure.
   int bind(const std::string& host, int port);
   // Serves until stop(); blocks. Call bind() first.
