@@ -10,6 +10,14 @@ exactly), and the thresholds from `saguaro probe calibrate` on the validation sa
 OpenAI-compatible server (`saguaro serve examples/models/cloud`); every held-out question is sent to it once
 (temperature 0) and graded by examples/tasks/grade.py. A hybrid row hands a question to the cloud when the local
 confidence (1 − p(wrong), or exp(−mean token entropy) for the entropy policy) is below the threshold.
+
+Thresholds from the training families' validation samples move when the traffic does: on the held-out families
+the probe's p(wrong) sits lower, so the stricter ones hand off almost nothing. A deployment sets its hand-off rate
+on its own traffic instead, which needs no labels — only the confidences of recent requests. The "deployment"
+rows do that without looking at a question's own confidence: the held-out questions are cut in two folds (by a
+hash of their id), each fold's threshold is the quantile of the *other* fold's confidences that hands off the
+target rate, and no label is used. The "random" rows hand off the same fractions at random (their expected
+accuracy, computed exactly): what a confidence signal must beat to be worth anything.
 """
 import argparse
 import json
@@ -19,6 +27,7 @@ import subprocess
 import sys
 import tempfile
 import urllib.request
+import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tasks"))
@@ -88,6 +97,14 @@ def main():
         cloud_right[s["id"]] = grade.is_right(text, tasks[s["id"]]["accept"])
         cloud_tokens[s["id"]] = tokens
 
+    # Deployment calibration: each fold's threshold from the other fold's unlabeled confidences.
+    fold = {s["id"]: zlib.crc32(s["id"].encode()) % 2 for s in heldout}
+    deployment = {}
+    for name, conf in (("probe", lambda i: 1 - p_wrong[i]), ("entropy", lambda i: entropy_conf[i])):
+        for r in RATES:
+            deployment[name, r] = {f: threshold_at(r, [1 - conf(s["id"]) for s in heldout if fold[s["id"]] != f])
+                                   for f in (0, 1)}
+
     n = len(heldout)
     rows = [{"policy": "local only", "accuracy": sum(not s["wrong"] for s in heldout) / n, "handoff": 0.0,
              "cloud_tokens": 0},
@@ -102,6 +119,21 @@ def main():
             rows.append({"policy": f"hybrid, {name}, threshold {t:.3f} (validation hand-off {r:.2f})",
                          "accuracy": right / n, "handoff": len(sent) / n,
                          "cloud_tokens": sum(cloud_tokens[i] for i in sent)})
+
+    local_acc = rows[0]["accuracy"]
+    for name, conf in (("probe", lambda i: 1 - p_wrong[i]), ("entropy", lambda i: entropy_conf[i])):
+        for r in RATES:
+            t = deployment[name, r]
+            sent = {s["id"] for s in heldout if conf(s["id"]) < t[fold[s["id"]]]}
+            right = sum(cloud_right[s["id"]] if s["id"] in sent else not s["wrong"] for s in heldout)
+            rows.append({"policy": f"hybrid, {name}, deployment hand-off {r:.2f} (thresholds {t[0]:.3f} / "
+                                   f"{t[1]:.3f} from the other fold)",
+                         "accuracy": right / n, "handoff": len(sent) / n,
+                         "cloud_tokens": sum(cloud_tokens[i] for i in sent)})
+    cloud_acc = rows[1]["accuracy"]
+    for r in RATES:
+        rows.append({"policy": f"random hand-off {r:.2f} (expected)", "accuracy": (1 - r) * local_acc + r * cloud_acc,
+                     "handoff": r, "cloud_tokens": round(r * rows[1]["cloud_tokens"])})
 
     print(f"held-out families: {n} questions\n")
     print("| policy | accuracy | hand-off fraction | cloud tokens |")
