@@ -351,6 +351,7 @@ llvm::json::Value manifest(ModuleOp m, const ModuleFacts &facts, const BundleInp
                                    {"vocab", d.vocab},
                                    {"max_seq", d.maxSeq}}},
       {"target", in.target},
+      {"handoff", in.handoff},
       {"prefill_chunk", in.prefillChunk},
       {"sources", std::move(sources)},
       {"tensors", std::move(tensors)},

@@ -109,6 +109,8 @@ def main():
     t0 = time.monotonic()
     exe = build_bundle(args, os.path.join(w, "handoff"), ["--handoff"])
     print(f"built the --handoff bundle in {time.monotonic() - t0:.0f} s")
+    manifest = json.load(open(os.path.join(w, "handoff", "manifest.json")))
+    check(manifest.get("handoff") is True, "manifest.json records handoff: true", manifest.get("handoff"))
     base = {"max_tokens": 8, "temperature": 0, "cloud_provider": "openai", "cloud_base_url": cloud,
             "cloud_model": "fake-frontier", "cloud_timeout_ms": 5000, "spend_ledger_path": os.path.join(w, "ledger")}
     stderr_path = os.path.join(w, "stdio.stderr")
@@ -167,6 +169,8 @@ def main():
     t0 = time.monotonic()
     plain = build_bundle(args, os.path.join(w, "plain"), [])
     print(f"built the plain bundle in {time.monotonic() - t0:.0f} s")
+    manifest = json.load(open(os.path.join(w, "plain", "manifest.json")))
+    check(manifest.get("handoff") is False, "manifest.json records handoff: false", manifest.get("handoff"))
     with open(opts, "w") as f:
         json.dump({"max_tokens": 8, "cloud_base_url": cloud}, f)
     proc = common.run([plain, os.path.join(w, "plain"), "--complete", msgs, "--options", opts], args, check=False)
