@@ -9,8 +9,8 @@
 #include "compiler/driver/Complete.h"
 
 #include "compiler/driver/BundleCache.h"
+#include "compiler/driver/JsonArgument.h"
 #include "compiler/driver/ProgramRun.h"
-#include "completion_options.h"
 #include "saguaro/handoff/credentials.h"
 #include "saguaro/handoff/error.h"
 #include "saguaro/handoff/hybrid_complete.h"
@@ -22,26 +22,10 @@
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 using nlohmann::json;
 
 namespace {
-/// `text` is JSON, or the path of a file holding it; `what` names the flag in errors.
-bool readJsonArgument(const std::string &text, const std::string &what, json &out, std::string &error) {
-  std::string body = text, source = what;
-  if (llvm::sys::fs::is_regular_file(text)) {
-    std::ifstream in(text);
-    std::ostringstream s;
-    s << in.rdbuf();
-    body = s.str(), source = text;
-  }
-  out = json::parse(body, nullptr, false);
-  if (out.is_discarded())
-    return error = source + ": not JSON (pass JSON text or the path of a JSON file)", false;
-  return true;
-}
-
 bool writeFile(const std::string &path, const std::string &text) {
   std::ofstream out(path);
   out << text;
@@ -62,10 +46,8 @@ int saguaro::runComplete(const CompleteOptions &o) {
       llvm::errs() << "saguaro: --messages must be a non-empty JSON array and --options a JSON object\n";
       return 1;
     }
-    json local = json::object(), policy = json::object();
-    for (const auto &[key, value] : options.items()) {
-      (is_local_completion_option(key) ? local : policy)[key] = value;
-    }
+    json local, policy;
+    splitCompletionOptions(options, local, policy);
     handoff::parse_options(policy); // a bad option is the caller's error, reported before anything runs
     // The policy is applied here, once: a bundle compiled with --handoff must not also hand off by itself.
     local["auto_handoff"] = false;

@@ -9,8 +9,11 @@
 #include "compiler/driver/Serve.h"
 
 #include "compiler/driver/BundleCache.h"
+#include "compiler/driver/JsonArgument.h"
 #include "saguaro/handoff/chat_server.h"
 #include "saguaro/handoff/error.h"
+#include "saguaro/handoff/hybrid_complete.h"
+#include "saguaro/handoff/options.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -36,14 +39,17 @@ public:
       : exe(std::move(exe)), bundle(std::move(bundle)), threads(std::move(threads)) {}
   ~BundleProcess() { stop(); }
 
-  handoff::GenerationResult generate(const handoff::GenerationRequest &r, const handoff::TokenCallback &onToken) {
+  /// saguaro_complete's response JSON for `r`, with `defaults` under the request's max_tokens and temperature;
+  /// each piece goes to onToken as the program prints it.
+  json respond(const handoff::GenerationRequest &r, const json &defaults, const handoff::TokenCallback &onToken) {
     if (!in && !start())
       throw handoff::HandoffError(bundle + ": cannot start the bundle program");
     json messages = json::array();
     for (const handoff::Message &m : r.messages)
       messages.push_back({{"role", m.role}, {"content", m.content}}); // the local models are text-only
-    json request = {{"messages", messages},
-                    {"options", {{"max_tokens", r.max_tokens}, {"temperature", r.temperature}}}};
+    json options = defaults;
+    options["max_tokens"] = r.max_tokens, options["temperature"] = r.temperature;
+    json request = {{"messages", messages}, {"options", options}};
     std::string line = request.dump() + "\n";
     if (std::fwrite(line.data(), 1, line.size(), in) != line.size() || std::fflush(in) != 0) {
       stop();
@@ -62,13 +68,7 @@ public:
       }
       if (j.contains("error"))
         throw handoff::HandoffError(j["error"].get<std::string>());
-      const json &resp = j["response"];
-      handoff::GenerationResult result;
-      result.text = resp.value("response", "");
-      result.prompt_tokens = resp.value("prefill_tokens", 0);
-      result.completion_tokens = resp.value("decode_tokens", 0);
-      result.finish_reason = result.completion_tokens >= r.max_tokens ? "length" : "stop";
-      return result;
+      return j["response"];
     }
     stop();
     throw handoff::HandoffError(bundle + ": the bundle program stopped");
@@ -155,8 +155,46 @@ static bool isLoopback(const std::string &host) {
   return host == "localhost" || host == "::1" || llvm::StringRef(host).starts_with("127.");
 }
 
+llvm::Expected<std::string> saguaro::serveOptions(const std::string &argument) {
+  if (argument.empty())
+    return std::string("{}");
+  try {
+    json options, local, policy;
+    std::string error;
+    if (!readJsonArgument(argument, "--options", options, error))
+      return llvm::createStringError(error);
+    if (!options.is_object())
+      return llvm::createStringError("--options must be a JSON object");
+    splitCompletionOptions(options, local, policy);
+    handoff::parse_options(policy); // the policy's own one-line errors, before anything is compiled
+    return options.dump();
+  } catch (const std::exception &e) {
+    return llvm::createStringError(std::string("--options: ") + e.what());
+  }
+}
+
+namespace {
+/// The generation result of saguaro_complete's response JSON `local`.
+handoff::GenerationResult resultOf(const json &local, const std::string &text, long long maxTokens) {
+  handoff::GenerationResult result;
+  result.text = text;
+  result.prompt_tokens = local.value("prefill_tokens", 0);
+  result.completion_tokens = local.value("decode_tokens", 0);
+  result.finish_reason = result.completion_tokens >= maxTokens ? "length" : "stop";
+  return result;
+}
+} // namespace
+
 int saguaro::runServe(const ServeOptions &o) {
   try {
+    json local, policy;
+    splitCompletionOptions(json::parse(o.options), local, policy);
+    // With a policy the server answers as `saguaro complete` does: the local answer, then the cloud when the
+    // policy says so (applied here, once: a bundle compiled with --handoff must not also hand off by itself).
+    const bool hybrid = !policy.empty();
+    const handoff::HandoffOptions handoffOptions = handoff::parse_options(policy);
+    if (hybrid)
+      local["auto_handoff"] = false;
     auto exe = buildBundle(o.bundle);
     if (!exe) {
       llvm::errs() << "saguaro: " << llvm::toString(exe.takeError()) << "\n";
@@ -166,7 +204,33 @@ int saguaro::runServe(const ServeOptions &o) {
     BundleProcess process(*exe, o.bundle, o.threads);
     handoff::ChatServer server(o.modelId, [&](const handoff::GenerationRequest &r,
                                               const handoff::TokenCallback &onToken) {
-      return process.generate(r, onToken);
+      if (!hybrid) {
+        json answer = process.respond(r, local, onToken); // pieces stream as they are made
+        return resultOf(answer, answer.value("response", ""), r.max_tokens);
+      }
+      // The hybrid answer: the local pieces are held until the policy has decided, then the answer (local or
+      // cloud) goes out whole; "saguaro" tells the client which, and why.
+      json answer;
+      auto generateLocal = [&] {
+        answer = process.respond(r, local, [](const std::string &) { return true; });
+        handoff::LocalAnswer a;
+        a.text = answer.value("response", "");
+        a.confidence = answer["confidence"].is_number() ? answer["confidence"].get<double>() : 0.0;
+        return a;
+      };
+      json h = handoff::hybrid_complete(r.messages, handoffOptions, generateLocal);
+      handoff::GenerationResult result = resultOf(answer, h.value("response", ""), r.max_tokens);
+      if (h.value("cloud_handoff", false) && h.contains("cloud_tokens")) {
+        result.completion_tokens = h["cloud_tokens"].value("completion", 0LL);
+        result.finish_reason = "stop";
+      }
+      result.extra = {{"cloud_handoff", h["cloud_handoff"]},
+                      {"confidence", h["confidence"]},
+                      {"confidence_source", answer.value("confidence_source", "entropy")},
+                      {"handoff_reason", h.value("handoff_reason", json(nullptr))},
+                      {"error", h["error"]}};
+      onToken(result.text);
+      return result;
     });
     server.require_api_key(o.apiKey);
     int port = server.bind(o.host, o.port);
@@ -174,8 +238,7 @@ int saguaro::runServe(const ServeOptions &o) {
                  << port << "/v1/chat/completions"
                  << (o.apiKey.empty() ? "" : " (clients send Authorization: Bearer KEY)") << "\n";
     if (o.apiKey.empty() && !isLoopback(o.host))
-      llvm::errs() << "saguaro: warning: no API key (--api-key-file or $SAGUARO_SERVE_API_KEY): anyone who can "
-                      "reach "
+      llvm::errs() << "saguaro: warning: no API key (--api-key-file or $SAGUARO_SERVE_API_KEY): anyone who can reach "
                    << o.host << ":" << port << " can use this model\n";
     llvm::errs().flush();
     server.serve();

@@ -15,12 +15,19 @@ struct ServeOptions {
   int port = 8080;                // 0: any free port (printed)
   std::string threads = "0";
   std::string apiKey;             // what clients must send as Authorization: Bearer KEY; empty: no check
+  std::string options = "{}";     // serveOptions(): default completion options and the hand-off policy
 };
 
 /// The key `saguaro serve` requires: the first line of `file` (trailing blanks dropped) when one is named, else
 /// $SAGUARO_SERVE_API_KEY, else none (""). A file that cannot be read or is empty, or a key that cannot travel as
 /// one header value, is an error naming where it came from (never the key).
 llvm::Expected<std::string> serveApiKey(const std::string &file);
+
+/// `saguaro serve --options JSON_OR_FILE` checked and read (JSON text; "{}" without the flag): a JSON object of
+/// saguaro_complete options (docs/handoff.md). Those the bundle program applies to the local answer are defaults
+/// under each request's max_tokens and temperature; the rest are the cloud hand-off policy, which makes the server
+/// answer as `saguaro complete` does. A bad option is a one-line error.
+llvm::Expected<std::string> serveOptions(const std::string &argument);
 
 /// Serves POST /v1/chat/completions and GET /v1/models until killed; returns the exit code on failure.
 int runServe(const ServeOptions &options);

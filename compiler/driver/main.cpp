@@ -71,7 +71,8 @@ const char *kUsage = R"(usage:
   saguaro complete MODEL_OR_BUNDLE --messages JSON_OR_FILE [--options JSON_OR_FILE] [--task TAG]
                   (local answer, then the cloud handoff policy: docs/handoff.md)
   saguaro serve MODEL_OR_BUNDLE [--port P] [--host 127.0.0.1] [--model-id NAME] [--api-key-file FILE]
-                  (OpenAI /v1/chat/completions; the key also from $SAGUARO_SERVE_API_KEY)
+                  [--options JSON_OR_FILE]   (OpenAI /v1/chat/completions; the key also from
+                  $SAGUARO_SERVE_API_KEY; a hand-off policy in --options makes every answer hybrid)
   saguaro auth openai|anthropic|gemini [--key-file FILE]   (reads the key from standard input by default)
   saguaro probe collect MODEL_OR_BUNDLE --tasks FILE -o DATA [--max-new N] [--hidden-tap LAYER|auto] [--bits B]
   saguaro probe train DATA -o PROBE [--seed S]    (all options: docs/probe.md)
@@ -527,9 +528,9 @@ int cmdComplete(int argc, char **argv) {
   return runComplete(o);
 }
 
-/// `saguaro serve MODEL_OR_BUNDLE [--port P] [--host H] [--model-id NAME] [--api-key-file FILE]`.
+/// `saguaro serve MODEL_OR_BUNDLE [--port P] [--host H] [--model-id NAME] [--api-key-file FILE] [--options J]`.
 int cmdServe(int argc, char **argv) {
-  auto a = parseArgs(argc, argv, withCompileFlags({"--port", "--host", "--model-id", "--api-key-file"}));
+  auto a = parseArgs(argc, argv, withCompileFlags({"--port", "--host", "--model-id", "--api-key-file", "--options"}));
   if (!a)
     return fail(llvm::toString(a.takeError()));
   auto port = intFlag(*a, "--port", 8080);
@@ -538,11 +539,15 @@ int cmdServe(int argc, char **argv) {
   auto apiKey = serveApiKey(a->flags.count("--api-key-file") ? a->flags.at("--api-key-file") : "");
   if (!apiKey) // before anything is compiled
     return fail(llvm::toString(apiKey.takeError()));
+  auto options = serveOptions(a->flags.count("--options") ? a->flags.at("--options") : "");
+  if (!options)
+    return fail(llvm::toString(options.takeError()));
   auto bundle = bundleFor(*a);
   if (!bundle)
     return fail(llvm::toString(bundle.takeError()));
   ServeOptions o;
   o.apiKey = *apiKey;
+  o.options = *options;
   o.bundle = *bundle;
   o.port = static_cast<int>(*port);
   o.modelId = llvm::sys::path::filename(llvm::StringRef(a->positional).rtrim('/')).str();

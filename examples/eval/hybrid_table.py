@@ -97,10 +97,11 @@ def main():
         cloud_right[s["id"]] = grade.is_right(text, tasks[s["id"]]["accept"])
         cloud_tokens[s["id"]] = tokens
 
+    confidence = {"probe": lambda i: 1 - p_wrong[i], "entropy": lambda i: entropy_conf[i]}
     # Deployment calibration: each fold's threshold from the other fold's unlabeled confidences.
     fold = {s["id"]: zlib.crc32(s["id"].encode()) % 2 for s in heldout}
     deployment = {}
-    for name, conf in (("probe", lambda i: 1 - p_wrong[i]), ("entropy", lambda i: entropy_conf[i])):
+    for name, conf in confidence.items():
         for r in RATES:
             deployment[name, r] = {f: threshold_at(r, [1 - conf(s["id"]) for s in heldout if fold[s["id"]] != f])
                                    for f in (0, 1)}
@@ -110,8 +111,8 @@ def main():
              "cloud_tokens": 0},
             {"policy": "cloud only", "accuracy": sum(cloud_right.values()) / n, "handoff": 1.0,
              "cloud_tokens": sum(cloud_tokens.values())}]
-    for name, conf, thresholds in (("probe", lambda i: 1 - p_wrong[i], probe_thresholds),
-                                   ("entropy", lambda i: entropy_conf[i], entropy_thresholds)):
+    for name, thresholds in (("probe", probe_thresholds), ("entropy", entropy_thresholds)):
+        conf = confidence[name]
         for r in RATES:
             t = thresholds[r]
             sent = [s["id"] for s in heldout if conf(s["id"]) < t]
@@ -121,7 +122,7 @@ def main():
                          "cloud_tokens": sum(cloud_tokens[i] for i in sent)})
 
     local_acc = rows[0]["accuracy"]
-    for name, conf in (("probe", lambda i: 1 - p_wrong[i]), ("entropy", lambda i: entropy_conf[i])):
+    for name, conf in confidence.items():
         for r in RATES:
             t = deployment[name, r]
             sent = {s["id"] for s in heldout if conf(s["id"]) < t[fold[s["id"]]]}

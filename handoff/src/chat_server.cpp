@@ -130,6 +130,7 @@ struct ChatServer::Impl {
     json choice = {{"index", 0}, {"message", message}, {"finish_reason", result.finish_reason}};
     json response = {{"id", new_completion_id()}, {"object", "chat.completion"}, {"created", unix_seconds()},
                      {"model", model_id}, {"choices", json::array({choice})}, {"usage", usage_json(result)}};
+    if (!result.extra.is_null()) response["saguaro"] = result.extra;
     res.set_content(response.dump(), "application/json");
   }
 
@@ -161,7 +162,9 @@ struct ChatServer::Impl {
             return true;
           }
           if (!client_alive) return false;
-          send(chunk(id, ts, json::object(), result.finish_reason));
+          json finish = chunk(id, ts, json::object(), result.finish_reason);
+          if (!result.extra.is_null()) finish["saguaro"] = result.extra;
+          send(finish);
           if (include_usage) {
             json usage_chunk = chunk(id, ts, json::object(), nullptr);
             usage_chunk["choices"] = json::array();

@@ -1,9 +1,14 @@
 """Shared helpers for Saguaro's end-to-end tests: paths, running the CLI, skipping."""
 import argparse
+import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
+import time
+import urllib.error
+import urllib.request
 
 SKIP = 77  # ctest's SKIP_RETURN_CODE for these tests
 
@@ -50,3 +55,45 @@ def run(cmd, args, check=True, **kwargs):
 def python():
     """Debian's python3, which has numpy (the pyenv one on PATH may not)."""
     return "/usr/bin/python3"
+
+
+def free_port():
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def post_chat(port, body, raw=None, key=None):
+    """POST /v1/chat/completions on 127.0.0.1:port (JSON `body`, or `raw` bytes); returns (status, text)."""
+    data = raw if raw is not None else json.dumps(body).encode()
+    headers = {"Content-Type": "application/json"}
+    if key is not None:
+        headers["Authorization"] = f"Bearer {key}"
+    req = urllib.request.Request(f"http://127.0.0.1:{port}/v1/chat/completions", data=data, headers=headers)
+    try:
+        with urllib.request.urlopen(req, timeout=60) as r:
+            return r.status, r.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode()
+
+
+def start_serve(args, model, extra, env, log_name):
+    """`saguaro serve MODEL --port P --model-id default EXTRA...`, once /v1/models answers (any status): returns
+    (process, port, log path, /v1/models JSON)."""
+    port = free_port()
+    log = open(os.path.join(args.work_dir, log_name), "w")
+    server = subprocess.Popen([args.saguaro, "serve", model, "--port", str(port), "--model-id", "default"] + extra,
+                              env=env, stdout=log, stderr=subprocess.STDOUT)
+    deadline = time.time() + 600  # the first start may compile and build the bundle
+    while True:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/models", timeout=5) as r:
+                return server, port, log.name, json.loads(r.read())
+        except urllib.error.HTTPError as e:
+            return server, port, log.name, json.loads(e.read())
+        except (urllib.error.URLError, ConnectionError):
+            if server.poll() is not None or time.time() > deadline:
+                server.kill()
+                raise SystemExit(f"FAIL: the server did not start: {open(log.name).read()[-2000:]}")
+            time.sleep(0.5)

@@ -9,6 +9,9 @@ loopback that answers after a delay:
 (d) "stream_local": true: the local pieces arrive before the cloud answered, then the cloud's text as one piece;
 (e) a bundle compiled without --handoff refuses cloud_base_url with one line naming --handoff, and still accepts
     confidence_threshold (its local answer equals the --handoff bundle's local answer);
+(f) `saguaro serve` with a hand-off policy in --options (any bundle; here the plain one) answers as `saguaro
+    complete`: threshold 1 gives the cloud's text (streamed too) with "saguaro": {"cloud_handoff": true}, a refused
+    cloud port the local answer with the error set; a bad policy option is one line before anything is compiled;
 and the API key (SAGUARO_CLOUD_API_KEY) appears in no output."""
 import http.server
 import json
@@ -185,7 +188,55 @@ def main():
     r = json.loads(proc.stdout)
     check(r["response"] == local and not r["cloud_handoff"] and "handoff_reason" not in r,
           f"(e) the plain bundle accepts the three old policy keys and answers {r['response']!r} locally", r)
+
+    check_hybrid_serve(args, os.path.join(w, "plain"), dict(base, confidence_threshold=1.0), local)
     server.shutdown()
+
+
+def check_hybrid_serve(args, bundle, policy, local):
+    """(f) `saguaro serve BUNDLE --options POLICY`: the chat server applies the hand-off policy to every request."""
+    env = dict(os.environ, SAGUARO_CACHE_DIR=os.path.join(args.work_dir, "serve-cache"))
+    body = {"model": "default", "messages": MESSAGES, "max_tokens": 8, "temperature": 0}
+    proc, port, log, _ = common.start_serve(args, bundle, ["--options", json.dumps(policy)], env, "hybrid.log")
+    try:
+        status, text = common.post_chat(port, body)
+        reply = json.loads(text)
+        check(status == 200 and reply["choices"][0]["message"]["content"] == CLOUD_TEXT
+              and reply["saguaro"]["cloud_handoff"] is True and reply["saguaro"]["error"] is None
+              and reply["usage"]["completion_tokens"] == 5,
+              "(f) served with a policy: the cloud's answer, saguaro.cloud_handoff true, the cloud's token count",
+              (status, text[:500]))
+        status, text = common.post_chat(port, dict(body, stream=True))
+        events = [json.loads(e[6:]) for e in text.splitlines() if e.startswith("data: {")]
+        pieces = "".join(e["choices"][0]["delta"].get("content") or "" for e in events if e["choices"])
+        finish = [e for e in events if e["choices"] and e["choices"][0]["finish_reason"]]
+        check(status == 200 and pieces == CLOUD_TEXT and finish and finish[0]["saguaro"]["cloud_handoff"] is True,
+              "(f) streamed: the pieces join to the cloud's answer, the finish chunk says cloud_handoff", text[:500])
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+    refused = dict(policy, cloud_base_url=f"http://127.0.0.1:{common.free_port()}/v1", cloud_timeout_ms=2000)
+    proc, port, log2, _ = common.start_serve(args, bundle, ["--options", json.dumps(refused)], env, "hybrid-refused.log")
+    try:
+        status, text = common.post_chat(port, body)
+        reply = json.loads(text)
+        check(status == 200 and reply["choices"][0]["message"]["content"] == local
+              and reply["saguaro"]["cloud_handoff"] is False and reply["saguaro"]["error"],
+              f"(f) cloud port refused: the local answer {local!r}, error {reply['saguaro']['error']!r}",
+              (status, text[:500]))
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    check(KEY not in open(log).read() + open(log2).read(), "(f) the key is in no line of the servers' logs", "")
+
+    model = os.path.join(args.source_dir, "examples", "models", "default")
+    bad = subprocess.run([args.saguaro, "serve", model, "--port", "0", "--options", json.dumps({"colour": "blue"})],
+                         env=dict(env, SAGUARO_CACHE_DIR=os.path.join(args.work_dir, "never-used")),
+                         capture_output=True, text=True, timeout=60)
+    check(bad.returncode == 1 and len(bad.stderr.strip().splitlines()) == 1 and "colour" in bad.stderr
+          and not os.path.exists(os.path.join(args.work_dir, "never-used")),
+          f"(f) an unknown policy option is one line before compiling: {bad.stderr.strip()}", bad.stderr)
 
 
 if __name__ == "__main__":

@@ -9,55 +9,12 @@
 (1000 sequential requests and the full malformed-request set run against a fake generator in handoff_tests.)"""
 import json
 import os
-import socket
 import subprocess
 import threading
-import time
-import urllib.error
-import urllib.request
 
 import common
 
 QUESTION = "What is 17 + 25?"
-
-
-def post(port, body, raw=None, key=None):
-    data = raw if raw is not None else json.dumps(body).encode()
-    headers = {"Content-Type": "application/json"}
-    if key is not None:
-        headers["Authorization"] = f"Bearer {key}"
-    req = urllib.request.Request(f"http://127.0.0.1:{port}/v1/chat/completions", data=data, headers=headers)
-    try:
-        with urllib.request.urlopen(req, timeout=60) as r:
-            return r.status, r.read().decode()
-    except urllib.error.HTTPError as e:
-        return e.code, e.read().decode()
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start_server(args, model, extra, env, log_name):
-    """`saguaro serve MODEL --port P --model-id default EXTRA...`, once /v1/models answers (any status)."""
-    port = free_port()
-    log = open(os.path.join(args.work_dir, log_name), "w")
-    server = subprocess.Popen([args.saguaro, "serve", model, "--port", str(port), "--model-id", "default"] + extra,
-                              env=env, stdout=log, stderr=subprocess.STDOUT)
-    deadline = time.time() + 600  # the first start may compile and build the bundle
-    while True:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/models", timeout=5) as r:
-                return server, port, log.name, json.loads(r.read())
-        except urllib.error.HTTPError as e:
-            return server, port, log.name, json.loads(e.read())
-        except (urllib.error.URLError, ConnectionError):
-            if server.poll() is not None or time.time() > deadline:
-                server.kill()
-                raise SystemExit(f"FAIL: the server did not start: {open(log.name).read()[-2000:]}")
-            time.sleep(0.5)
 
 
 def check_bad_key_files(args, model, env):
@@ -88,15 +45,15 @@ def check_api_key(args, model, env, body, answer):
         f.write(key + "\n")
     for how, extra, key_env in (("--api-key-file", ["--api-key-file", key_file], {}),
                                 ("$SAGUARO_SERVE_API_KEY", [], {"SAGUARO_SERVE_API_KEY": key})):
-        server, port, log_name, models = start_server(args, model, extra, dict(env, **key_env), "serve-key.log")
+        server, port, log_name, models = common.start_serve(args, model, extra, dict(env, **key_env), "serve-key.log")
         try:
             if models.get("error", {}).get("code") != "invalid_api_key":
                 raise SystemExit(f"FAIL: {how}: /v1/models without the key: {models}")
             for sent in (None, key + "x"):
-                status, text = post(port, body, key=sent)
+                status, text = common.post_chat(port, body, key=sent)
                 if status != 401 or json.loads(text)["error"]["code"] != "invalid_api_key" or key in text:
                     raise SystemExit(f"FAIL: {how}: key {sent!r} got {status} {text[:200]!r}")
-            status, text = post(port, body, key=key)
+            status, text = common.post_chat(port, body, key=key)
             if status != 200 or json.loads(text)["choices"][0]["message"]["content"] != answer:
                 raise SystemExit(f"FAIL: {how}: with the key: {status} {text[:200]!r}")
         finally:
@@ -116,20 +73,20 @@ def main():
     env = dict(os.environ, SAGUARO_CACHE_DIR=os.path.join(args.work_dir, "cache"))
     env.pop("SAGUARO_SERVE_API_KEY", None)
     check_bad_key_files(args, model, env)
-    server, port, _, models = start_server(args, model, [], env, "serve.log")
+    server, port, _, models = common.start_serve(args, model, [], env, "serve.log")
     try:
         if [m["id"] for m in models["data"]] != ["default"]:
             raise SystemExit(f"FAIL: /v1/models: {models}")
 
         body = {"model": "default", "messages": messages, "max_tokens": 8, "temperature": 0}
-        status, text = post(port, body)
+        status, text = common.post_chat(port, body)
         reply = json.loads(text)
         answer = reply["choices"][0]["message"]["content"]
         if status != 200 or answer != local["response"]:
             raise SystemExit(f"FAIL: served {status} {answer!r}, local {local['response']!r}")
         print(f"ok: served the local answer {answer!r} ({reply['usage']})")
 
-        status, text = post(port, dict(body, stream=True))
+        status, text = common.post_chat(port, dict(body, stream=True))
         events = [line[6:] for line in text.splitlines() if line.startswith("data: ")]
         pieces = "".join(json.loads(e)["choices"][0]["delta"].get("content") or ""
                          for e in events[:-1] if json.loads(e)["choices"])
@@ -138,14 +95,14 @@ def main():
         print(f"ok: streamed {len(events) - 1} chunks joining to the same answer")
 
         for i in range(50):
-            status, _ = post(port, body)
+            status, _ = common.post_chat(port, body)
             if status != 200:
                 raise SystemExit(f"FAIL: sequential request {i}: {status}")
         failures = []
 
         def client(k):
             for _ in range(4):
-                s, t = post(port, body)
+                s, t = common.post_chat(port, body)
                 if s != 200 or json.loads(t)["choices"][0]["message"]["content"] != answer:
                     failures.append((k, s))
         threads = [threading.Thread(target=client, args=(k,)) for k in range(8)]
@@ -159,7 +116,7 @@ def main():
 
         for what, raw in (("not JSON", b"{"), ("no messages", json.dumps({"model": "default"}).encode()),
                           ("bad role", json.dumps({"messages": [{"role": "robot", "content": "x"}]}).encode())):
-            status, text = post(port, None, raw=raw)
+            status, text = common.post_chat(port, None, raw=raw)
             if status != 400 or "message" not in json.loads(text).get("error", {}):
                 raise SystemExit(f"FAIL: {what}: {status} {text[:200]!r}")
         print("ok: malformed requests get 400 with a JSON error")

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "saguaro/handoff/message.h"
 
 namespace saguaro::handoff {
@@ -22,6 +24,9 @@ struct GenerationResult {
   long long prompt_tokens = 0;
   long long completion_tokens = 0;
   std::string finish_reason = "stop";  // stop | length
+  // When not null, sent as the completion's "saguaro" field (in a stream: on the finish chunk) — what OpenAI's
+  // schema has no place for, such as whether a hybrid answer came from the cloud. Clients ignore unknown fields.
+  nlohmann::json extra;
 };
 
 // Called with each generated piece of text; returns false when the client went away and generation should stop.

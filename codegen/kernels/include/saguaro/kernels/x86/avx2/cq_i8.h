@@ -2,9 +2,9 @@
 // matmul. Contracts and numerics: generic/cq_i8.h; this file equals it bit for bit.
 //
 // Codes in the planar layout (cq::kLayoutPlanar) decode 32 at a time into byte indices with one load, a mask and at
-// most one shift (shared by two 2-bit planes); vpshufb looks them up in the codebook stored as unsigned bytes w + 64 (0…128), and vpmaddubsw multiplies
-// those by the signed activations (|pair sum| <= 2·128·127 < 2^15: it never saturates); vpmaddwd widens to int32.
-// The offset comes back out per group: Σ (w + 64)·q − 64·Σ q = Σ w·q, exactly.
+// most one shift (shared by two 2-bit planes); vpshufb looks them up in the codebook stored as unsigned bytes w + 64
+// (0…128), and vpmaddubsw multiplies those by the signed activations (|pair sum| <= 2·128·127 < 2^15: it never
+// saturates); vpmaddwd widens to int32. The offset comes back out per group: Σ (w + 64)·q − 64·Σ q = Σ w·q, exactly.
 //
 // Decode (fewer than 4 rows) streams the codes once, eight weight rows at a time. Prefill decodes a panel of eight
 // weight rows (two when the range allows) once into a buffer in the dot-product layout — four bytes of each of the
@@ -188,8 +188,8 @@ constexpr int kRowStride = cq::panel_rows(Layout) == 1 ? cq::row_code_bytes(K, B
 
 /// Decode: y[n0 … n0+NB) of one activation row, NB = 8 or 1, streaming the codes.
 template <int K, int N, int Bits, int Layout, int NB, class Ops>
-inline void gemv_tile(const ActRow<K>& x, const uint8_t* codes, const uint16_t* norms, int64_t n0, const CodeLut& lut,
-                      float scb, float* y) {
+inline void gemv_tile(const ActRow<K>& x, const uint8_t* codes, const uint16_t* norms, int64_t n0,
+                      const CodeLut& lut, float scb, float* y) {
   constexpr int g = cq::group_size(K);
   constexpr int G = cq::groups(K);
   constexpr int kGroupBytes = cq::group_code_bytes(K, Bits);
@@ -214,7 +214,8 @@ inline void gemv_tile(const ActRow<K>& x, const uint8_t* codes, const uint16_t* 
       const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.q + j * g + 32 * u));
       #pragma GCC unroll 8
       for (int b = 0; b < NB; ++b)
-        d[b] = Ops::dot(d[b], _mm256_shuffle_epi8(lut.for_codes<Bits>(u), code_indices<Bits>(cj + b * kStride, u)), a);
+        d[b] = Ops::dot(d[b], _mm256_shuffle_epi8(lut.for_codes<Bits>(u), code_indices<Bits>(cj + b * kStride, u)),
+                        a);
     }
     const float cs = x.scale[j] * scb;
     if constexpr (NB == 8) {

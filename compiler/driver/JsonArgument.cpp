@@ -1,0 +1,30 @@
+//===- JsonArgument.cpp - a command-line flag that takes JSON text or a JSON file ---===//
+#include "compiler/driver/JsonArgument.h"
+
+#include "completion_options.h"
+#include "llvm/Support/FileSystem.h"
+
+#include <fstream>
+#include <sstream>
+
+using nlohmann::json;
+
+bool saguaro::readJsonArgument(const std::string &text, const std::string &what, json &out, std::string &error) {
+  std::string body = text, source = what;
+  if (llvm::sys::fs::is_regular_file(text)) {
+    std::ifstream in(text);
+    std::ostringstream s;
+    s << in.rdbuf();
+    body = s.str(), source = text;
+  }
+  out = json::parse(body, nullptr, false);
+  if (out.is_discarded())
+    return error = source + ": not JSON (pass JSON text or the path of a JSON file)", false;
+  return true;
+}
+
+void saguaro::splitCompletionOptions(const json &options, json &local, json &policy) {
+  local = json::object(), policy = json::object();
+  for (const auto &[key, value] : options.items())
+    (is_local_completion_option(key) ? local : policy)[key] = value;
+}
