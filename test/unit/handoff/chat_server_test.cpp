@@ -217,6 +217,46 @@ TEST(ChatServer, GeneratorFailureIs500WithJson) {
   server.stop();
 }
 
+// GenerationResult::extra (what `saguaro serve --options` puts there: whether the cloud answered) is the completion's
+// "saguaro" field, and in a stream the finish chunk's; without it neither carries the field.
+TEST(ChatServer, ExtraGoesOutAsSaguaroField) {
+  bool with_extra = true;
+  ChatServer server("hybrid", [&](const GenerationRequest&, const TokenCallback& on_token) {
+    on_token("from the cloud");
+    GenerationResult r{"from the cloud", 3, 4, "stop", nullptr};
+    if (with_extra) r.extra = {{"cloud_handoff", true}, {"error", nullptr}};
+    return r;
+  });
+  const int port = server.bind("127.0.0.1", 0);
+  server.serve_in_background();
+  httplib::Client client("127.0.0.1", port);
+  const std::string body = R"({"messages":[{"role":"user","content":"hi"}]})";
+  auto res = client.Post("/v1/chat/completions", body, "application/json");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(json::parse(res->body)["saguaro"], json({{"cloud_handoff", true}, {"error", nullptr}})) << res->body;
+  auto streamed = client.Post("/v1/chat/completions", R"({"stream":true,"messages":[{"role":"user","content":"hi"}]})",
+                              "application/json");
+  ASSERT_TRUE(streamed);
+  int finish_chunks = 0;
+  std::istringstream lines(streamed->body);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("data: {", 0) != 0) continue;
+    const json chunk = json::parse(line.substr(6));
+    const bool finish = !chunk["choices"].empty() && !chunk["choices"][0]["finish_reason"].is_null();
+    EXPECT_EQ(chunk.contains("saguaro"), finish) << line;
+    if (finish) {
+      EXPECT_EQ(chunk["saguaro"]["cloud_handoff"], true);
+      ++finish_chunks;
+    }
+  }
+  EXPECT_EQ(finish_chunks, 1) << streamed->body;
+  with_extra = false;
+  res = client.Post("/v1/chat/completions", body, "application/json");
+  ASSERT_TRUE(res);
+  EXPECT_FALSE(json::parse(res->body).contains("saguaro")) << res->body;
+  server.stop();
+}
+
 // `saguaro serve --api-key-file`: without the right bearer key every route answers 401 in OpenAI's error envelope
 // (code invalid_api_key), the generator never runs, and the key is in no response.
 TEST_F(ChatServerTest, ApiKeyGuardsEveryRoute) {
