@@ -9,7 +9,7 @@
 #include "compiler/driver/Complete.h"
 
 #include "compiler/driver/BundleCache.h"
-#include "compiler/driver/JsonArgument.h"
+#include "compiler/driver/CompletionJson.h"
 #include "compiler/driver/ProgramRun.h"
 #include "saguaro/handoff/credentials.h"
 #include "saguaro/handoff/error.h"
@@ -84,10 +84,7 @@ int saguaro::runComplete(const CompleteOptions &o) {
       if (r.is_discarded() || !r.value("success", false))
         throw handoff::HandoffError(o.bundle + ": the bundle program gave no response");
       local = r;
-      handoff::LocalAnswer answer;
-      answer.text = r.value("response", "");
-      answer.confidence = r["confidence"].is_number() ? r["confidence"].get<double>() : 0.0;
-      return answer;
+      return localAnswerOf(r);
     };
     handoff::HybridHooks hooks;
     hooks.task_tag = o.task;

@@ -9,9 +9,10 @@
 #include "compiler/driver/Serve.h"
 
 #include "compiler/driver/BundleCache.h"
-#include "compiler/driver/JsonArgument.h"
+#include "compiler/driver/CompletionJson.h"
 #include "saguaro/handoff/chat_server.h"
 #include "saguaro/handoff/error.h"
+#include "saguaro/handoff/http_client.h"
 #include "saguaro/handoff/hybrid_complete.h"
 #include "saguaro/handoff/options.h"
 #include "llvm/Support/Path.h"
@@ -151,10 +152,6 @@ llvm::Expected<std::string> saguaro::serveApiKey(const std::string &file) {
   return key;
 }
 
-static bool isLoopback(const std::string &host) {
-  return host == "localhost" || host == "::1" || llvm::StringRef(host).starts_with("127.");
-}
-
 llvm::Expected<std::string> saguaro::serveOptions(const std::string &argument) {
   if (argument.empty())
     return std::string("{}");
@@ -213,10 +210,7 @@ int saguaro::runServe(const ServeOptions &o) {
       json answer;
       auto generateLocal = [&] {
         answer = process.respond(r, local, [](const std::string &) { return true; });
-        handoff::LocalAnswer a;
-        a.text = answer.value("response", "");
-        a.confidence = answer["confidence"].is_number() ? answer["confidence"].get<double>() : 0.0;
-        return a;
+        return localAnswerOf(answer);
       };
       json h = handoff::hybrid_complete(r.messages, handoffOptions, generateLocal);
       handoff::GenerationResult result = resultOf(answer, h.value("response", ""), r.max_tokens);
@@ -237,7 +231,7 @@ int saguaro::runServe(const ServeOptions &o) {
     llvm::errs() << "saguaro: serving " << o.bundle << " as \"" << o.modelId << "\" on http://" << o.host << ":"
                  << port << "/v1/chat/completions"
                  << (o.apiKey.empty() ? "" : " (clients send Authorization: Bearer KEY)") << "\n";
-    if (o.apiKey.empty() && !isLoopback(o.host))
+    if (o.apiKey.empty() && !handoff::is_loopback_host(o.host))
       llvm::errs() << "saguaro: warning: no API key (--api-key-file or $SAGUARO_SERVE_API_KEY): anyone who can reach "
                    << o.host << ":" << port << " can use this model\n";
     llvm::errs().flush();

@@ -235,4 +235,8 @@ HttpResult http_post(const HttpRequest& request, const HttpOptions& options) {
   return result;
 }
 
+bool is_loopback_host(const std::string& host) {
+  return host == "localhost" || host.compare(0, 4, "127.") == 0 || host == "[::1]" || host == "::1";
+}
+
 }  // namespace saguaro::handoff

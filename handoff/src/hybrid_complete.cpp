@@ -38,10 +38,6 @@ std::string url_host(const std::string& url) {
   return url.substr(start, end == std::string::npos ? std::string::npos : end - start);
 }
 
-bool is_loopback_host(const std::string& host) {
-  return host == "localhost" || host.compare(0, 4, "127.") == 0 || host == "[::1]";
-}
-
 // The key is required except for a server on this machine (e.g. `saguaro serve`), and is never sent in clear
 // text across a network.
 std::string api_key_for(const CloudTarget& target, const EnvLookup& env) {

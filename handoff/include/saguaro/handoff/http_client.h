@@ -36,4 +36,7 @@ struct HttpResult {
 
 HttpResult http_post(const HttpRequest& request, const HttpOptions& options);
 
+// Whether `host` (as in a URL, IPv6 in brackets, or bare) names this machine: localhost, 127.*, ::1.
+bool is_loopback_host(const std::string& host);
+
 }  // namespace saguaro::handoff

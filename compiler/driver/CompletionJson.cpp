@@ -1,5 +1,5 @@
-//===- JsonArgument.cpp - a command-line flag that takes JSON text or a JSON file ---===//
-#include "compiler/driver/JsonArgument.h"
+//===- CompletionJson.cpp - the JSON that `saguaro complete` and `saguaro serve` share -===//
+#include "compiler/driver/CompletionJson.h"
 
 #include "completion_options.h"
 #include "llvm/Support/FileSystem.h"
@@ -27,4 +27,11 @@ void saguaro::splitCompletionOptions(const json &options, json &local, json &pol
   local = json::object(), policy = json::object();
   for (const auto &[key, value] : options.items())
     (is_local_completion_option(key) ? local : policy)[key] = value;
+}
+
+saguaro::handoff::LocalAnswer saguaro::localAnswerOf(const json &response) {
+  handoff::LocalAnswer answer;
+  answer.text = response.value("response", "");
+  answer.confidence = response["confidence"].is_number() ? response["confidence"].get<double>() : 0.0;
+  return answer;
 }

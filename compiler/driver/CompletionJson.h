@@ -1,6 +1,8 @@
-//===- JsonArgument.h - a command-line flag that takes JSON text or a JSON file ---===//
-#ifndef SAGUARO_COMPILER_DRIVER_JSONARGUMENT_H
-#define SAGUARO_COMPILER_DRIVER_JSONARGUMENT_H
+//===- CompletionJson.h - the JSON that `saguaro complete` and `saguaro serve` share -===//
+#ifndef SAGUARO_COMPILER_DRIVER_COMPLETIONJSON_H
+#define SAGUARO_COMPILER_DRIVER_COMPLETIONJSON_H
+
+#include "saguaro/handoff/hybrid_complete.h"
 
 #include <nlohmann/json.hpp>
 #include <string>
@@ -15,6 +17,9 @@ bool readJsonArgument(const std::string &text, const std::string &what, nlohmann
 /// (is_local_completion_option) and the rest, the cloud hand-off policy (docs/handoff.md).
 void splitCompletionOptions(const nlohmann::json &options, nlohmann::json &local, nlohmann::json &policy);
 
+/// The local answer in the bundle program's saguaro_complete response: its text and confidence (0 when absent).
+handoff::LocalAnswer localAnswerOf(const nlohmann::json &response);
+
 } // namespace saguaro
 
-#endif // SAGUARO_COMPILER_DRIVER_JSONARGUMENT_H
+#endif // SAGUARO_COMPILER_DRIVER_COMPLETIONJSON_H
