@@ -195,7 +195,7 @@ std::string specSource(const ModuleFacts &facts, const BundleInputs &in, const s
      << d.layers << ", " << d.maxSeq << ", " << in.prefillChunk << ", " << facts.arenaBytes << "ull, "
      << facts.kvBytes << "ull, " << slots.size() << ", kWeights, " << hiddenTap.first
      << ", " << hiddenTap.second << ", " << (d.probe.h > 0 ? "saguaro_model_probe" : "nullptr")
-     << (d.layerAttention.empty() ? ", nullptr" : ", kWindows") << "};\n"
+     << (d.layerAttention.empty() ? ", nullptr" : ", kWindows") << ", " << cString(in.target) << "};\n"
      << "} // namespace\n\n"
      << "const saguaro::ModelSpec& saguaro_model_spec() { return kSpec; }\n";
   return s;

@@ -35,14 +35,6 @@ int fail(const std::string &message) {
   return 1;
 }
 
-/// The widest x86 target this machine runs: x86-avx512vnni when it also has AVX512F, AVX512VL and AVX512VNNI,
-/// x86-avx2 when it has AVX2, FMA and F16C (the targets' instruction sets), else generic.
-std::string hostTarget() {
-  if (saguaro::kernels::cpu_runs_x86_avx512vnni()) return "x86-avx512vnni";
-  if (saguaro::kernels::cpu_runs_x86_avx2()) return "x86-avx2";
-  return "generic";
-}
-
 /// Multiply-accumulates per token: the parameters of every weight matrix a token goes through. A CQ matrix
 /// counts N·K from its stored bytes and bits per weight (manifest.json: bpw = bytes·8 / (N·K)); the token
 /// embedding counts only when it is also the output projection (no other matrix has vocab rows).
@@ -189,7 +181,7 @@ int saguaro::runModelBench(const BenchOptions &o) {
     return fail(problem);
   if (!llvm::sys::fs::exists(o.model))
     return fail(o.model + ": no such file or directory");
-  std::string target = o.target.empty() ? hostTarget() : o.target;
+  std::string target = o.target.empty() ? saguaro::kernels::native_target() : o.target;
   std::vector<Result> results;
   for (int bits : o.bits)
     for (int threads : threadCounts) {

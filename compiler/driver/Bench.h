@@ -13,7 +13,7 @@ struct BenchOptions {
   std::string model;              // llama2.c .bin or a Hugging Face directory
   std::vector<int> bits = {4, 3, 2, 16};
   std::vector<int> threads;       // empty: 1 and every hardware thread
-  std::string target;             // empty: the widest x86 target the host runs (x86-avx512vnni, x86-avx2), else generic
+  std::string target;             // empty: the widest target the host runs (kernels::native_target)
   std::string kvCache = kDefaultKvCache; // KV-cache elements of the benchmarked bundles (saguaro compile --kv-cache)
   bool json = false;
 };

@@ -30,6 +30,7 @@
 #include "compiler/driver/Tokenize.h"
 #include "compiler/import/ModelDesc.h"
 #include "npy_writer.h"
+#include "saguaro/kernels/cpu_features.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -158,13 +159,23 @@ llvm::Expected<int64_t> intFlag(const Args &a, const std::string &name, int64_t 
   return static_cast<int64_t>(v);
 }
 
+/// A --target value as the compiler takes it: `native` becomes the widest target this CPU runs (said on stderr),
+/// anything else stays as given (codegen's targetFlags checks it).
+std::string resolveTarget(const std::string &target) {
+  if (target != "native")
+    return target;
+  std::string resolved = saguaro::kernels::native_target();
+  llvm::errs() << "saguaro: --target native is " << resolved << " on this machine\n";
+  return resolved;
+}
+
 llvm::Expected<CompileOptions> compileOptions(const Args &a) {
   CompileOptions o;
   o.model = a.positional;
   if (a.flags.count("--tokenizer"))
     o.tokenizer = a.flags.at("--tokenizer");
   if (a.flags.count("--target"))
-    o.target = a.flags.at("--target");
+    o.target = resolveTarget(a.flags.at("--target"));
   if (a.flags.count("--chat-template"))
     o.chatTemplate = a.flags.at("--chat-template");
   if (a.flags.count("--policy"))
@@ -455,7 +466,7 @@ int cmdModelBench(int argc, char **argv) {
     return fail(llvm::toString(a.takeError()));
   o.model = a->positional;
   if (a->flags.count("--target"))
-    o.target = a->flags.at("--target");
+    o.target = resolveTarget(a->flags.at("--target"));
   if (a->flags.count("--kv-cache"))
     o.kvCache = a->flags.at("--kv-cache");
   for (auto [flag, out] : {std::pair<const char *, std::vector<int> *>{"--bits", &o.bits}, {"--threads", &o.threads}})

@@ -3,10 +3,18 @@
 
 #include "blob.h"
 #include "saguaro/blob_format.h"
+#include "saguaro/kernels/cpu_features.h"
 
 namespace saguaro {
 
 std::unique_ptr<BoundModel> BoundModel::bind(const ModelSpec& spec, const Blob& blob, std::string* err) {
+  // Before anything of model.cpp runs: its kernels were compiled with the target's extensions, and on a CPU
+  // without them the first one would die with SIGILL (a bundle copied to an older machine).
+  const char* target = spec.target ? spec.target : "generic";
+  if (const std::string missing = kernels::missing_extensions(target, kernels::cpu_has); !missing.empty())
+    return *err = blob.name() + ": the model was compiled for " + target + ", but this CPU lacks " + missing +
+                  " (compile it with --target native, or generic)",
+           nullptr;
   std::unique_ptr<BoundModel> m(new BoundModel());
   for (uint32_t i = 0; i < spec.n_weights; ++i) {
     const WeightSpec& w = spec.weights[i];

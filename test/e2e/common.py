@@ -52,6 +52,15 @@ def run(cmd, args, check=True, **kwargs):
     return proc
 
 
+def cpu_flags():
+    """The x86 feature flags /proc/cpuinfo lists (the kernel's spelling, e.g. avx512_vnni); empty elsewhere."""
+    if os.path.exists("/proc/cpuinfo"):
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("flags"):
+                return set(line.split(":", 1)[1].split())
+    return set()
+
+
 def python():
     """Debian's python3, which has numpy (the pyenv one on PATH may not)."""
     return "/usr/bin/python3"

@@ -1,6 +1,7 @@
 """Issue 5, acceptance 1 (aarch64): stories260K compiled for each ARM target, cross-compiled with
 cmake/aarch64-linux-gnu.cmake and run under qemu on the matching core, prints the host build's greedy text
-(and llama2.c's) byte for byte; no build holds an instruction its core lacks (objdump); and the kernel unit
+(and llama2.c's) byte for byte; no build holds an instruction its core lacks (objdump); the dotprod and i8mm
+programs refuse, in one line, a core without their extensions (cortex-a72, neoverse-n1); and the kernel unit
 tests, cross-compiled by test/cross once per target's -march (ARMv8.0, + dotprod, + dotprod and i8mm: kernels.h
 selects the int8 CQ kernels of that level), pass under qemu on the target's core and hold its own instructions
 (SDOT, SMMLA) but none the core lacks."""
@@ -17,6 +18,8 @@ PROMPT = ["-p", "Once upon a time", "-n", "256", "-t", "0"]
 
 # Each bundle target runs on the weakest core that has its extensions (TOOLCHAIN.md).
 TARGETS = [("aarch64-neon", "cortex-a72"), ("aarch64-dotprod", "neoverse-n1"), ("aarch64-i8mm", "max")]
+# A core each target's program must refuse (Linux hwcap names of what that core lacks): kernels/cpu_features.h.
+REFUSING = {"aarch64-dotprod": ("cortex-a72", "asimddp"), "aarch64-i8mm": ("neoverse-n1", "i8mm")}
 # Mnemonics (objdump spelling) of the extensions a target's core lacks: FEAT_DotProd and FEAT_I8MM.
 DOTPROD = {"sdot", "udot"}
 I8MM = {"smmla", "ummla", "usmmla", "usdot", "sudot"}
@@ -101,6 +104,18 @@ def check_probe(args):
         raise SystemExit(f"FAIL: the objdump scan missed sdot/smmla in {obj} (found {found})")
 
 
+def refuses(args, target, cpu_missing, exe, bundle):
+    """On a core without the target's extensions the program says so in one line and exits 1 (no SIGILL)."""
+    cpu, missing = cpu_missing
+    proc = common.run(qemu(cpu, exe, bundle, *PROMPT), args, check=False, timeout=600)
+    want = (f"saguaro: {bundle}/weights.sgw: the model was compiled for {target}, but this CPU lacks {missing} "
+            "(compile it with --target native, or generic)")
+    if proc.returncode != 1 or proc.stderr.decode().splitlines() != [want] or proc.stdout:
+        raise SystemExit(f"FAIL: {target} under qemu -cpu {cpu}: exit {proc.returncode}, stderr "
+                         f"{proc.stderr.decode()!r}, stdout {proc.stdout[:80]!r}; wanted exit 1 and only: {want}")
+    print(f"{target}: under qemu -cpu {cpu} refused in one line (lacks {missing})")
+
+
 def bundles(args, model, tok, expected):
     bundle, build = os.path.join(args.work_dir, "bundle"), os.path.join(args.work_dir, "build")
     for target, cpu in TARGETS:
@@ -122,6 +137,8 @@ def bundles(args, model, tok, expected):
             open(got, "wb").write(out.stdout)
             raise SystemExit(f"FAIL: {target} under qemu -cpu {cpu} printed other text than the host "
                              f"build: diff {reference} {got}")
+        if target in REFUSING:
+            refuses(args, target, REFUSING[target], exe, out_dir)
         note = f"none of {', '.join(sorted(FORBIDDEN[target]))}" if FORBIDDEN[target] else "no restriction"
         print(f"{target}: under qemu -cpu {cpu} byte-identical to the host ({len(expected)} bytes); "
               f"objdump: {note}")

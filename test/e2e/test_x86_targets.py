@@ -22,13 +22,6 @@ POLICY = {"linear": 4, "embedding": 4, "layers.0.wq": 1, "layers.0.w1": 2, "laye
 AVX512_OPERAND = re.compile(r"%zmm|%k[0-7]|%[xy]mm(1[6-9]|2[0-9]|3[01])\b")
 
 
-def cpu_flags():
-    for line in open("/proc/cpuinfo"):
-        if line.startswith("flags"):
-            return set(line.split(":", 1)[1].split())
-    return set()
-
-
 def avx512_lines(args, exe):
     """objdump lines of `exe` with an AVX-512 instruction: vpdpbusd, or an EVEX-only operand."""
     text = common.run(["objdump", "-d", "--no-show-raw-insn", exe], args).stdout.decode()
@@ -37,7 +30,7 @@ def avx512_lines(args, exe):
 
 def main():
     args = common.parse_args()
-    flags = cpu_flags()
+    flags = common.cpu_flags()
     if not {"avx2", "fma", "f16c"} <= flags:
         print("SKIP: this host has no AVX2/FMA/F16C")
         raise SystemExit(common.SKIP)

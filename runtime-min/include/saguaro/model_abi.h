@@ -21,6 +21,8 @@ struct ModelSpec {
   int32_t hidden_tap;        // ... and the kern.tap id it reports under
   ProbeFn probe;             // null: no probe compiled in (saguaro compile --probe)
   const int32_t* windows;    // n_layers sliding-attention windows (0: full causal); null: every layer full
+  const char* target;        // the --target model.cpp was compiled for (null: generic); binding refuses a CPU
+                             // that lacks its extensions (kernels/cpu_features.h)
 };
 /// Receives the first `rows` rows of a [rows, cols] activation at a `kern.tap` (calibration builds, and the
 /// hidden tap a probe reads).

@@ -1,28 +1,116 @@
-// What the running CPU executes, asked at run time (cpuid, via __builtin_cpu_supports): the extension sets the x86
-// targets compile their kernels with (x86-avx2: -mavx2 -mfma -mf16c; x86-avx512vnni: those and -mavx512vnni
-// -mavx512vl -mavx512bw). One definition for everything that must agree on them: `saguaro bench` picking the host's widest
-// target, the bench program picking its widest int8 multiply-accumulate loop, and the ISA kernel tests skipping
-// themselves on CPUs that lack them. Always false off x86.
+// What the running CPU executes, asked at run time, and what each `saguaro compile --target` needs of it: x86 via
+// cpuid (__builtin_cpu_supports), aarch64 Linux via the kernel's hardware capabilities (getauxval). One definition
+// for everything that must agree on them: a bundle refusing to open on a CPU that lacks its target's extensions
+// (instead of dying with SIGILL in the first kernel), `--target native` and `saguaro bench` picking the host's
+// widest target, the bench program picking its widest int8 multiply-accumulate loop, and the ISA kernel tests
+// skipping themselves on CPUs that lack them.
 #pragma once
+
+#include <cstring>
+#include <string>
+
+#if defined(__aarch64__) && defined(__linux__)
+#include <sys/auxv.h>
+#endif
 
 namespace saguaro::kernels {
 
-/// AVX2, FMA and F16C: the x86-avx2 target's kernels run here.
+/// The instruction-set extensions (cpuid / Linux hwcap spelling) the code of `target` is compiled with beyond
+/// its architecture's baseline, space-separated; "" for generic and aarch64-neon (ARMv8.0 Advanced SIMD is
+/// baseline); null for a name that is not a target. The flags themselves: codegen/emit targetFlags.
+inline const char* target_extensions(const char* target) {
+  static constexpr struct {
+    const char* target;
+    const char* extensions;
+  } kTargets[] = {
+      {"generic", ""},
+      {"x86-avx2", "avx2 fma f16c"},
+      {"x86-avx512vnni", "avx2 fma f16c avx512f avx512vl avx512bw avx512vnni"},
+      {"aarch64-neon", ""},
+      {"aarch64-dotprod", "asimddp"},
+      {"aarch64-i8mm", "asimddp i8mm"},
+  };
+  for (const auto& t : kTargets)
+    if (std::strcmp(t.target, target) == 0) return t.extensions;
+  return nullptr;
+}
+
+/// Whether this CPU has `extension` (a name target_extensions uses). Names of the other architecture are
+/// reported present (code for it cannot have been built into this program, so there is nothing to refuse), and so
+/// are aarch64's off Linux, where this build cannot ask.
+inline bool cpu_has(const std::string& extension) {
+#if defined(__x86_64__) || defined(__i386__)
+  // __builtin_cpu_supports takes only string literals.
+  if (extension == "avx2") return __builtin_cpu_supports("avx2");
+  if (extension == "fma") return __builtin_cpu_supports("fma");
+  if (extension == "f16c") return __builtin_cpu_supports("f16c");
+  if (extension == "avx512f") return __builtin_cpu_supports("avx512f");
+  if (extension == "avx512vl") return __builtin_cpu_supports("avx512vl");
+  if (extension == "avx512bw") return __builtin_cpu_supports("avx512bw");
+  if (extension == "avx512vnni") return __builtin_cpu_supports("avx512vnni");
+#elif defined(__aarch64__) && defined(__linux__)
+  // Linux's HWCAP_ASIMDDP and HWCAP2_I8MM (arch/arm64/include/uapi/asm/hwcap.h).
+  if (extension == "asimddp") return (getauxval(AT_HWCAP) & (1ul << 20)) != 0;
+  if (extension == "i8mm") return (getauxval(AT_HWCAP2) & (1ul << 13)) != 0;
+#endif
+  return true;
+}
+
+/// The extensions of `target` that `has` reports absent, space-separated ("" when none is, or `target` is not a
+/// target name). `has` is cpu_has for this CPU; tests pass others.
+template <class Has>
+inline std::string missing_extensions(const char* target, Has&& has) {
+  const char* list = target_extensions(target);
+  std::string missing;
+  for (const char* p = list ? list : ""; *p;) {
+    const char* end = std::strchr(p, ' ');
+    const std::string extension = end ? std::string(p, end) : std::string(p);
+    if (!has(extension)) missing += (missing.empty() ? "" : " ") + extension;
+    p = end ? end + 1 : p + extension.size();
+  }
+  return missing;
+}
+
+/// Whether the kernels of `target` run on this CPU.
+inline bool cpu_runs_target(const char* target) {
+  return target_extensions(target) != nullptr && missing_extensions(target, cpu_has).empty();
+}
+
+/// AVX2, FMA and F16C: the x86-avx2 target's kernels run here. Always false off x86.
 inline bool cpu_runs_x86_avx2() {
 #if defined(__x86_64__) || defined(__i386__)
-  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+  return cpu_runs_target("x86-avx2");
 #else
   return false;
 #endif
 }
 
-/// x86-avx2's extensions and AVX-512 F, VL, BW and VNNI: the x86-avx512vnni target's kernels run here.
+/// x86-avx2's extensions and AVX-512 F, VL, BW and VNNI: the x86-avx512vnni target's kernels run here. Always
+/// false off x86.
 inline bool cpu_runs_x86_avx512vnni() {
 #if defined(__x86_64__) || defined(__i386__)
-  return cpu_runs_x86_avx2() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
-         __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vnni");
+  return cpu_runs_target("x86-avx512vnni");
 #else
   return false;
+#endif
+}
+
+/// `--target native`: the widest target whose kernels run on this CPU — x86-avx512vnni, x86-avx2 or generic on
+/// x86; aarch64-i8mm, aarch64-dotprod or aarch64-neon on aarch64 Linux (aarch64-neon elsewhere: the hardware
+/// capabilities are read from Linux); generic on anything else.
+inline const char* native_target() {
+#if defined(__x86_64__) || defined(__i386__)
+  for (const char* t : {"x86-avx512vnni", "x86-avx2"})
+    if (cpu_runs_target(t)) return t;
+  return "generic";
+#elif defined(__aarch64__) && defined(__linux__)
+  for (const char* t : {"aarch64-i8mm", "aarch64-dotprod"})
+    if (cpu_runs_target(t)) return t;
+  return "aarch64-neon";
+#elif defined(__aarch64__)
+  return "aarch64-neon";
+#else
+  return "generic";
 #endif
 }
 

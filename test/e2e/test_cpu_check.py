@@ -1,0 +1,91 @@
+"""Issue 5: `--target native` picks the widest target this CPU runs, and a bundle refuses a CPU that lacks its
+target's extensions with one line instead of dying with SIGILL.
+
+The expected native target comes from /proc/cpuinfo's flags (not from the code under test). The CPUs that lack
+extensions are qemu-x86_64's: `-cpu qemu64` (baseline x86-64, no AVX2) and `-cpu Haswell` (AVX2, FMA, F16C, no
+AVX-512). Under them the x86-avx2 and x86-avx512vnni programs must exit 1 with one line naming the weights file,
+the target and exactly the missing extensions, and print nothing on stdout; the generic program must run there and
+print what it prints on the host."""
+import json
+import os
+import shutil
+
+import common
+
+PROMPT = ["-p", "Q: What is 3 + 5?\nA:", "-n", "12", "-t", "0"]
+X86_AVX2 = ["avx2", "fma", "f16c"]
+X86_AVX512VNNI = X86_AVX2 + ["avx512f", "avx512vl", "avx512bw", "avx512_vnni"]
+
+
+def expected_native(flags):
+    if set(X86_AVX512VNNI) <= flags:
+        return "x86-avx512vnni"
+    if set(X86_AVX2) <= flags:
+        return "x86-avx2"
+    return "generic"
+
+
+def build(args, bundle):
+    out = os.path.join(bundle, "build")
+    common.run(["cmake", "-S", bundle, "-B", out, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release"], args)
+    common.run(["cmake", "--build", out], args)
+    return os.path.join(out, "saguaro_bundle")
+
+
+def refused(args, cpu, exe, bundle, target, missing):
+    proc = common.run(["qemu-x86_64", "-cpu", cpu, exe, bundle, *PROMPT], args, check=False)
+    said = [l for l in proc.stderr.decode().splitlines() if not l.startswith("qemu-x86_64: warning")]
+    want = (f"saguaro: {bundle}/weights.sgw: the model was compiled for {target}, but this CPU lacks "
+            f"{' '.join(missing)} (compile it with --target native, or generic)")
+    if proc.returncode != 1 or said != [want] or proc.stdout:
+        raise SystemExit(f"FAIL: {target} under qemu -cpu {cpu}: exit {proc.returncode}, stderr {said}, "
+                         f"stdout {proc.stdout[:80]!r}; wanted exit 1 and only: {want}")
+    print(f"{target} under qemu -cpu {cpu}: refused in one line (lacks {' '.join(missing)})")
+
+
+def main():
+    args = common.parse_args()
+    if not os.path.exists("/proc/cpuinfo") or os.uname().machine != "x86_64":
+        print("SKIP: this test reads an x86-64 /proc/cpuinfo")
+        raise SystemExit(common.SKIP)
+    model = os.path.join(args.source_dir, "examples", "models", "default")
+    native = expected_native(common.cpu_flags())
+
+    bundles = {}
+    for target in ("native", "generic", "x86-avx2", "x86-avx512vnni"):
+        bundle = os.path.join(args.work_dir, target)
+        proc = common.run([args.saguaro, "compile", model, "-o", bundle, "--target", target], args)
+        recorded = json.load(open(os.path.join(bundle, "manifest.json")))["target"]
+        if target == "native":
+            line = f"saguaro: --target native is {native} on this machine"
+            if recorded != native or line not in proc.stderr.decode().splitlines():
+                raise SystemExit(f"FAIL: --target native compiled for {recorded!r} (wanted {native!r}, said "
+                                 f"{line!r}): {proc.stderr.decode()}")
+            print(f"--target native: {native}, as /proc/cpuinfo's flags say")
+        elif recorded != target:
+            raise SystemExit(f"FAIL: --target {target}: the manifest records {recorded!r}")
+        bundles[target] = (bundle, build(args, bundle))
+
+    bundle, exe = bundles["generic"]
+    host = common.run([exe, bundle, *PROMPT], args).stdout
+    bundle, exe = bundles["native"]
+    if common.run([exe, bundle, *PROMPT], args).stdout != host:
+        raise SystemExit("FAIL: the native program printed other text than the generic one")
+
+    if not shutil.which("qemu-x86_64"):
+        print("SKIP: qemu-x86_64 (Debian's qemu-user) is not installed: the refusal is not checked")
+        raise SystemExit(common.SKIP)
+    bundle, exe = bundles["generic"]
+    under = common.run(["qemu-x86_64", "-cpu", "qemu64", exe, bundle, *PROMPT], args).stdout
+    if under != host:
+        raise SystemExit(f"FAIL: the generic program printed {under!r} under qemu -cpu qemu64, {host!r} here")
+    print("generic under qemu -cpu qemu64: runs, the host's text")
+    refused(args, "qemu64", bundles["x86-avx2"][1], bundles["x86-avx2"][0], "x86-avx2", ["avx2", "fma", "f16c"])
+    refused(args, "qemu64", bundles["x86-avx512vnni"][1], bundles["x86-avx512vnni"][0], "x86-avx512vnni",
+            ["avx2", "fma", "f16c", "avx512f", "avx512vl", "avx512bw", "avx512vnni"])
+    refused(args, "Haswell", bundles["x86-avx512vnni"][1], bundles["x86-avx512vnni"][0], "x86-avx512vnni",
+            ["avx512f", "avx512vl", "avx512bw", "avx512vnni"])
+
+
+if __name__ == "__main__":
+    main()
