@@ -152,19 +152,20 @@ llvm::Expected<std::string> saguaro::serveApiKey(const std::string &file) {
   return key;
 }
 
-llvm::Expected<std::string> saguaro::serveOptions(const std::string &argument) {
+llvm::Expected<ServeCompletionOptions> saguaro::serveOptions(const std::string &argument) {
+  ServeCompletionOptions o;
   if (argument.empty())
-    return std::string("{}");
+    return o;
   try {
-    json options, local, policy;
+    json options;
     std::string error;
     if (!readJsonArgument(argument, "--options", options, error))
       return llvm::createStringError(error);
     if (!options.is_object())
       return llvm::createStringError("--options must be a JSON object");
-    splitCompletionOptions(options, local, policy);
-    handoff::parse_options(policy); // the policy's own one-line errors, before anything is compiled
-    return options.dump();
+    splitCompletionOptions(options, o.local, o.policy);
+    o.handoff = handoff::parse_options(o.policy); // the policy's own one-line errors, before anything is compiled
+    return o;
   } catch (const std::exception &e) {
     return llvm::createStringError(std::string("--options: ") + e.what());
   }
@@ -184,12 +185,11 @@ handoff::GenerationResult resultOf(const json &local, const std::string &text, l
 
 int saguaro::runServe(const ServeOptions &o) {
   try {
-    json local, policy;
-    splitCompletionOptions(json::parse(o.options), local, policy);
+    json local = o.options.local;
     // With a policy the server answers as `saguaro complete` does: the local answer, then the cloud when the
     // policy says so (applied here, once: a bundle compiled with --handoff must not also hand off by itself).
-    const bool hybrid = !policy.empty();
-    const handoff::HandoffOptions handoffOptions = handoff::parse_options(policy);
+    const bool hybrid = !o.options.policy.empty();
+    const handoff::HandoffOptions &handoffOptions = o.options.handoff;
     if (hybrid)
       local["auto_handoff"] = false;
     auto exe = buildBundle(o.bundle);

@@ -269,8 +269,12 @@ void logWeightLayouts(const std::string &bundle) {
   std::string line;
   for (const auto &[layout, n] : counts)
     line += (line.empty() ? "" : ", ") + std::to_string(n) + " " + layout;
-  llvm::errs() << "saguaro: weight layouts for " << manifest->getString("target").value_or("?") << ": "
-               << (line.empty() ? "none" : line) << " (manifest.json names each tensor's)\n";
+  const std::string target = manifest->getString("target").value_or("?").str();
+  llvm::errs() << "saguaro: weight layouts for " << target << ": " << (line.empty() ? "none" : line)
+               << " (manifest.json names each tensor's)\n";
+  if (const std::string native = saguaro::kernels::native_target(); target == "generic" && native != "generic")
+    llvm::errs() << "saguaro: generic code runs anywhere; this machine runs " << native
+                 << " (--target native), whose packed layouts and vector kernels are faster\n";
 }
 
 int cmdCompile(int argc, char **argv) {
