@@ -159,6 +159,7 @@ def kernel_tests(args):
         if missing:
             raise SystemExit(f"FAIL: the {target} kernel tests (-march={MARCH[target]}) lack {sorted(missing)}: "
                              "kernels.h did not select that level's kernels")
+        os.environ["SAGUARO_EXPECT_NATIVE_TARGET"] = target  # CpuFeatures.NativeTargetRunsHereAndIsTheWidest
         proc = common.run(["ctest", "--test-dir", build, "-j", "2", "--output-on-failure", "--no-tests=error"],
                           args, check=False, timeout=600)
         summary = [l for l in proc.stdout.decode(errors="replace").splitlines() if "tests passed" in l]
