@@ -3,8 +3,9 @@ target's extensions with one line instead of dying with SIGILL.
 
 The expected native target comes from /proc/cpuinfo's flags (not from the code under test). The CPUs that lack
 extensions are qemu-x86_64's: `-cpu qemu64` (baseline x86-64, no AVX2) and `-cpu Haswell` (AVX2, FMA, F16C, no
-AVX-512). Under them the x86-avx2 and x86-avx512vnni programs must exit 1 with one line naming the weights file,
-the target and exactly the missing extensions, and print nothing on stdout; the generic program must run there and
+AVX-512). Under them the x86-avx2 and x86-avx512vnni programs — generating (`-p`) and through the C API
+(`--complete`) — must exit 1 with one line naming the weights file, the target and exactly the missing
+extensions, and print nothing on stdout; the generic program must run there and
 print what it prints on the host."""
 import json
 import os
@@ -33,14 +34,18 @@ def build(args, bundle):
 
 
 def refused(args, cpu, exe, bundle, target, missing):
-    proc = common.run(["qemu-x86_64", "-cpu", cpu, exe, bundle, *PROMPT], args, check=False)
-    said = [l for l in proc.stderr.decode().splitlines() if not l.startswith("qemu-x86_64: warning")]
-    want = (f"saguaro: {bundle}/weights.sgw: the model was compiled for {target}, but this CPU lacks "
-            f"{' '.join(missing)} (compile it with --target native, or generic)")
-    if proc.returncode != 1 or said != [want] or proc.stdout:
-        raise SystemExit(f"FAIL: {target} under qemu -cpu {cpu}: exit {proc.returncode}, stderr {said}, "
-                         f"stdout {proc.stdout[:80]!r}; wanted exit 1 and only: {want}")
-    print(f"{target} under qemu -cpu {cpu}: refused in one line (lacks {' '.join(missing)})")
+    """Both ways in refuse: the program's generation (Engine) and its C API (saguaro_init, --complete)."""
+    messages = os.path.join(args.work_dir, "messages.json")
+    json.dump([{"role": "user", "content": "What is 3 + 5?"}], open(messages, "w"))
+    for mode in (PROMPT, ["--complete", messages]):
+        proc = common.run(["qemu-x86_64", "-cpu", cpu, exe, bundle, *mode], args, check=False)
+        said = [l for l in proc.stderr.decode().splitlines() if not l.startswith("qemu-x86_64: warning")]
+        want = (f"saguaro: {bundle}/weights.sgw: the model was compiled for {target}, but this CPU lacks "
+                f"{' '.join(missing)} (compile it with --target native, or generic)")
+        if proc.returncode != 1 or said != [want] or proc.stdout:
+            raise SystemExit(f"FAIL: {target} {mode[0]} under qemu -cpu {cpu}: exit {proc.returncode}, stderr "
+                             f"{said}, stdout {proc.stdout[:80]!r}; wanted exit 1 and only: {want}")
+    print(f"{target} under qemu -cpu {cpu}: refused in one line (lacks {' '.join(missing)}), -p and --complete")
 
 
 def main():
