@@ -8,6 +8,7 @@
 #include "codegen/emit/EmitBundle.h"
 
 #include "blob_writer.h"
+#include "saguaro/kernels/cpu_features.h"
 #include "saguaro/kernels/cq_format.h"
 #include "saguaro/kernels/dense_layout.h"
 #include "xxh64.h"
@@ -338,6 +339,14 @@ llvm::json::Value manifest(ModuleOp m, const ModuleFacts &facts, const BundleInp
       entry["weights"] = llvm::json::Array(*tap.weights);
     taps.push_back(std::move(entry));
   }
+  // What the CPU must have beyond its architecture's baseline (the bundle refuses a CPU without it at open).
+  llvm::json::Array cpuExtensions;
+  if (const char *list = saguaro::kernels::target_extensions(in.target.c_str()))
+    for (llvm::StringRef rest = list; !rest.empty();) {
+      auto [extension, tail] = rest.split(' ');
+      cpuExtensions.push_back(extension.str());
+      rest = tail;
+    }
   llvm::json::Object manifest{
       {"compiler", kCompilerVersion},
       {"model", llvm::json::Object{{"name", d.name},
@@ -351,6 +360,7 @@ llvm::json::Value manifest(ModuleOp m, const ModuleFacts &facts, const BundleInp
                                    {"vocab", d.vocab},
                                    {"max_seq", d.maxSeq}}},
       {"target", in.target},
+      {"cpu_extensions", std::move(cpuExtensions)},
       {"handoff", in.handoff},
       {"prefill_chunk", in.prefillChunk},
       {"sources", std::move(sources)},

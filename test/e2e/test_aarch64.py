@@ -6,6 +6,7 @@ tests, cross-compiled by test/cross once per target's -march (ARMv8.0, + dotprod
 selects the int8 CQ kernels of that level), pass under qemu on the target's core and hold its own instructions
 (SDOT, SMMLA) but none the core lacks."""
 import filecmp
+import json
 import os
 import re
 import shutil
@@ -20,6 +21,8 @@ PROMPT = ["-p", "Once upon a time", "-n", "256", "-t", "0"]
 TARGETS = [("aarch64-neon", "cortex-a72"), ("aarch64-dotprod", "neoverse-n1"), ("aarch64-i8mm", "max")]
 # A core each target's program must refuse (Linux hwcap names of what that core lacks): kernels/cpu_features.h.
 REFUSING = {"aarch64-dotprod": ("cortex-a72", "asimddp"), "aarch64-i8mm": ("neoverse-n1", "i8mm")}
+# What manifest.json says each target needs of the CPU (Linux hwcap names).
+CPU_EXTENSIONS = {"aarch64-neon": [], "aarch64-dotprod": ["asimddp"], "aarch64-i8mm": ["asimddp", "i8mm"]}
 # Mnemonics (objdump spelling) of the extensions a target's core lacks: FEAT_DotProd and FEAT_I8MM.
 DOTPROD = {"sdot", "udot"}
 I8MM = {"smmla", "ummla", "usmmla", "usdot", "sudot"}
@@ -121,6 +124,9 @@ def bundles(args, model, tok, expected):
     for target, cpu in TARGETS:
         out_dir = os.path.join(args.work_dir, target)
         common.run([args.saguaro, "compile", model, "--tokenizer", tok, "-o", out_dir, "--target", target], args)
+        needs = json.load(open(os.path.join(out_dir, "manifest.json")))["cpu_extensions"]
+        if needs != CPU_EXTENSIONS[target]:
+            raise SystemExit(f"FAIL: {target}: manifest.json's cpu_extensions are {needs}, not {CPU_EXTENSIONS[target]}")
         sync_tree(out_dir, bundle)
         configure(args, bundle, build)
         exe = os.path.join(args.work_dir, f"saguaro_bundle-{target}")

@@ -60,7 +60,13 @@ def main():
     for target in ("native", "generic", "x86-avx2", "x86-avx512vnni"):
         bundle = os.path.join(args.work_dir, target)
         proc = common.run([args.saguaro, "compile", model, "-o", bundle, "--target", target], args)
-        recorded = json.load(open(os.path.join(bundle, "manifest.json")))["target"]
+        manifest = json.load(open(os.path.join(bundle, "manifest.json")))
+        recorded = manifest["target"]
+        needs = {"generic": [], "x86-avx2": ["avx2", "fma", "f16c"],
+                 "x86-avx512vnni": ["avx2", "fma", "f16c", "avx512f", "avx512vl", "avx512bw", "avx512vnni"]}
+        if manifest["cpu_extensions"] != needs[recorded]:
+            raise SystemExit(f"FAIL: {target}: manifest cpu_extensions {manifest['cpu_extensions']}, wanted "
+                             f"{needs[recorded]}")
         if target == "native":
             line = f"saguaro: --target native is {native} on this machine"
             if recorded != native or line not in proc.stderr.decode().splitlines():
