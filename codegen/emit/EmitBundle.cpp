@@ -341,12 +341,8 @@ llvm::json::Value manifest(ModuleOp m, const ModuleFacts &facts, const BundleInp
   }
   // What the CPU must have beyond its architecture's baseline (the bundle refuses a CPU without it at open).
   llvm::json::Array cpuExtensions;
-  if (const char *list = saguaro::kernels::target_extensions(in.target.c_str()))
-    for (llvm::StringRef rest = list; !rest.empty();) {
-      auto [extension, tail] = rest.split(' ');
-      cpuExtensions.push_back(extension.str());
-      rest = tail;
-    }
+  saguaro::kernels::for_each_extension(in.target.c_str(),
+                                       [&](const std::string &extension) { cpuExtensions.push_back(extension); });
   llvm::json::Object manifest{
       {"compiler", kCompilerVersion},
       {"model", llvm::json::Object{{"name", d.name},

@@ -56,18 +56,27 @@ inline bool cpu_has(const std::string& extension) {
   return true;
 }
 
+/// f(extension) for each extension of `target` (target_extensions), in order; nothing for a name that is not a
+/// target.
+template <class F>
+inline void for_each_extension(const char* target, F&& f) {
+  const char* list = target_extensions(target);
+  for (const char* p = list ? list : ""; *p;) {
+    const char* end = std::strchr(p, ' ');
+    const std::string extension = end ? std::string(p, end) : std::string(p);
+    f(extension);
+    p = end ? end + 1 : p + extension.size();
+  }
+}
+
 /// The extensions of `target` that `has` reports absent, space-separated ("" when none is, or `target` is not a
 /// target name). `has` is cpu_has for this CPU; tests pass others.
 template <class Has>
 inline std::string missing_extensions(const char* target, Has&& has) {
-  const char* list = target_extensions(target);
   std::string missing;
-  for (const char* p = list ? list : ""; *p;) {
-    const char* end = std::strchr(p, ' ');
-    const std::string extension = end ? std::string(p, end) : std::string(p);
+  for_each_extension(target, [&](const std::string& extension) {
     if (!has(extension)) missing += (missing.empty() ? "" : " ") + extension;
-    p = end ? end + 1 : p + extension.size();
-  }
+  });
   return missing;
 }
 
