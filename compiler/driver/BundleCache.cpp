@@ -173,7 +173,7 @@ llvm::Expected<std::string> saguaro::cachedBundle(const CompileOptions &o) {
   if (!isBundle(dir)) {
     if (std::error_code ec = llvm::sys::fs::create_directories(cacheRoot()))
       return fileError(cacheRoot(), "cannot create the cache directory: " + ec.message());
-    llvm::errs() << "saguaro: compiling " << o.model << " -> " << dir << "\n";
+    llvm::errs() << "saguaro: compiling " << o.model << " for " << o.target << " -> " << dir << "\n";
     if (auto e = compileBundle(o, dir))
       return std::move(e);
     evictOverLimit(cacheRoot(), dir, *limit);

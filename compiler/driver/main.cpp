@@ -169,13 +169,22 @@ std::string resolveTarget(const std::string &target) {
   return resolved;
 }
 
-llvm::Expected<CompileOptions> compileOptions(const Args &a) {
+/// Where a compiled program will run, which sets the target when --target is not given: a bundle written by
+/// `saguaro compile` may be copied to another device, so it gets the portable `generic` code unless told
+/// otherwise; a command that compiles into the bundle cache and runs the program at once (run, logits, complete,
+/// serve, probe collect) gets this machine's widest target (`native`): the generic kernels are the reference, about
+/// 35 times slower at decode on an AVX-512 VNNI machine (docs/user-guide.md, "Targets").
+enum class RunsOn { anyDevice, thisMachine };
+
+llvm::Expected<CompileOptions> compileOptions(const Args &a, RunsOn where) {
   CompileOptions o;
   o.model = a.positional;
   if (a.flags.count("--tokenizer"))
     o.tokenizer = a.flags.at("--tokenizer");
   if (a.flags.count("--target"))
     o.target = resolveTarget(a.flags.at("--target"));
+  else if (where == RunsOn::thisMachine)
+    o.target = saguaro::kernels::native_target();
   if (a.flags.count("--chat-template"))
     o.chatTemplate = a.flags.at("--chat-template");
   if (a.flags.count("--policy"))
@@ -230,11 +239,11 @@ llvm::Expected<CompileOptions> compileOptions(const Args &a) {
   return o;
 }
 
-/// The bundle for MODEL_OR_BUNDLE: itself, or a cached compilation of the model.
+/// The bundle for MODEL_OR_BUNDLE: itself, or a cached compilation of the model for this machine.
 llvm::Expected<std::string> bundleFor(const Args &a) {
   if (isBundle(a.positional))
     return a.positional;
-  auto o = compileOptions(a);
+  auto o = compileOptions(a, RunsOn::thisMachine);
   if (!o)
     return o.takeError();
   return cachedBundle(*o);
@@ -285,7 +294,7 @@ int cmdCompile(int argc, char **argv) {
     return fail(llvm::toString(a.takeError()));
   if (!a->flags.count("-o"))
     return fail("compile needs -o BUNDLE_DIR");
-  auto o = compileOptions(*a);
+  auto o = compileOptions(*a, RunsOn::anyDevice);
   if (!o)
     return fail(llvm::toString(o.takeError()));
   o->handoff = handoff;
@@ -610,7 +619,7 @@ int cmdProbe(int argc, char **argv) {
   if (isBundle(a->positional)) {
     o.bundle = a->positional;
   } else {
-    auto co = compileOptions(*a);
+    auto co = compileOptions(*a, RunsOn::thisMachine);
     if (!co)
       return fail(llvm::toString(co.takeError()));
     if (co->hiddenTapLayer == 0)

@@ -1,4 +1,5 @@
-"""Issue 5: `--target native` picks the widest target this CPU runs, and a bundle refuses a CPU that lacks its
+"""Issue 5: `--target native` picks the widest target this CPU runs (the default of the commands that compile into
+the cache and run at once; `compile` defaults to generic), and a bundle refuses a CPU that lacks its
 target's extensions with one line instead of dying with SIGILL.
 
 The expected native target comes from /proc/cpuinfo's flags (not from the code under test). The CPUs that lack
@@ -51,6 +52,29 @@ def refused(args, cpu, exe, bundle, target, missing):
     print(f"{target} under qemu -cpu {cpu}: refused in one line (lacks {' '.join(missing)}), -p and --complete")
 
 
+def defaults(args, model, native, host):
+    """Without --target, `compile` writes portable generic code and `run` (which compiles into the cache and runs
+    here at once) compiles for this machine's widest target, naming it; --target generic still gives generic."""
+    bundle = os.path.join(args.work_dir, "default")
+    common.run([args.saguaro, "compile", model, "-o", bundle], args)
+    recorded = json.load(open(os.path.join(bundle, "manifest.json")))["target"]
+    if recorded != "generic":
+        raise SystemExit(f"FAIL: compile without --target wrote a {recorded} bundle, wanted generic")
+    for flags, want in (([], native), (["--target", "generic"], "generic")):
+        proc = common.run([args.saguaro, "run", model, *flags, *PROMPT], args)
+        said = [l for l in proc.stderr.decode().splitlines() if l.startswith(f"saguaro: compiling {model} for ")]
+        if len(said) != 1 or not said[0].startswith(f"saguaro: compiling {model} for {want} -> "):
+            raise SystemExit(f"FAIL: run {' '.join(flags)}: wanted one line 'compiling {model} for {want} -> DIR', "
+                             f"stderr: {proc.stderr.decode()}")
+        cached = said[0].split(" -> ", 1)[1]
+        recorded = json.load(open(os.path.join(cached, "manifest.json")))["target"]
+        if recorded != want or proc.stdout != host:
+            raise SystemExit(f"FAIL: run {' '.join(flags)}: cached bundle for {recorded} (wanted {want}), printed "
+                             f"{proc.stdout!r} (the generic program: {host!r})")
+        print(f"run {' '.join(flags) or 'without --target'}: compiled for {want}, the generic program's text")
+    print("compile without --target: generic")
+
+
 def main():
     args = common.parse_args()
     if not os.path.exists("/proc/cpuinfo") or os.uname().machine != "x86_64":
@@ -83,6 +107,7 @@ def main():
     bundle, exe = bundles["native"]
     if common.run([exe, bundle, *PROMPT], args).stdout != host:
         raise SystemExit("FAIL: the native program printed other text than the generic one")
+    defaults(args, model, native, host)
 
     if not shutil.which("qemu-x86_64"):
         print("SKIP: qemu-x86_64 (Debian's qemu-user) is not installed: the refusal is not checked")
