@@ -37,7 +37,8 @@ def main():
     ours, ref = os.path.join(args.work_dir, "ours.npy"), os.path.join(args.work_dir, "ref.npy")
     # The float32 program (float32 KV cache) against the float64 reference; the shipped bundle (binary16 KV cache,
     # the default) below must still give PyTorch's greedy answers.
-    common.run([args.saguaro, "logits", model, "--kv-cache", "f32", "--token-ids", ids, "-o", ours], args)
+    common.run([args.saguaro, "logits", model, "--kv-cache", "f32", "--target", "generic", "--token-ids", ids, "-o",
+                ours], args)
     common.run([common.python(), common.reference_script(args, "hf_reference.py"), model, "--token-ids", ids,
                 "-o", ref], args)
     out = common.run([common.python(), os.path.join(os.path.dirname(__file__), "compare_logits.py"), ours, ref,

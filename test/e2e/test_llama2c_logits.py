@@ -30,7 +30,7 @@ def main():
     open(ids, "w").write(" ".join(str((7 * i + 1) % 80) for i in range(50)) + "\n")
     ours, ref = os.path.join(args.work_dir, "ours.npy"), os.path.join(args.work_dir, "ref.npy")
     common.run([args.saguaro, "logits", model, "--token-ids", ids, "-o", ours, "--prefill-chunk", "16",
-                "--kv-cache", "f32"], args)  # run.c's float32 KV cache
+                "--kv-cache", "f32", "--target", "generic"], args)  # run.c's float32 KV cache; the reference kernels
     common.run([common.python(), common.reference_script(args, "llama2c_reference.py"), model, "--token-ids", ids,
                 "-o", ref], args)
     out = common.run([common.python(), os.path.join(os.path.dirname(__file__), "compare_logits.py"), ours, ref,

@@ -57,7 +57,7 @@ def main():
                                 "question": question, "accept": accept}) + "\n")
     data_path = os.path.join(w, "data.spd")
     common.run([args.saguaro, "probe", "collect", model, "--tasks", tasks, "-o", data_path,
-                "--hidden-tap", str(LAYER), "--max-new", "8", "--kv-cache", "f32"], args)
+                "--hidden-tap", str(LAYER), "--max-new", "8", "--kv-cache", "f32", "--target", "generic"], args)
     data = probe_reference.read_data(data_path)
     samples = data["samples"]
     if data["width"] != 128 or data["tap_layer"] != LAYER or len(samples) != len(TASKS):

@@ -46,7 +46,9 @@ def main():
                                 "question": question, "accept": [answer]}) + "\n")
             p.write(json.dumps(f"Q: {question}\nA:") + "\n")
     data, probe = os.path.join(w, "data.spd"), os.path.join(w, "probe.bin")
-    common.run([args.saguaro, "probe", "collect", model, "--tasks", task_file, "-o", data, "--max-new", "8"], args)
+    # The same (generic) kernels as the bundle compiled below, so both see the same hidden states.
+    common.run([args.saguaro, "probe", "collect", model, "--tasks", task_file, "-o", data, "--max-new", "8",
+                "--target", "generic"], args)
     common.run([args.saguaro, "probe", "train", data, "-o", probe, "--seed", "3"], args)
     scores_file = os.path.join(w, "scores.json")
     common.run([args.saguaro, "probe", "eval", probe, data, "--scores", scores_file], args)
