@@ -173,7 +173,7 @@ std::string resolveTarget(const std::string &target) {
 /// `saguaro compile` may be copied to another device, so it gets the portable `generic` code unless told
 /// otherwise; a command that compiles into the bundle cache and runs the program at once (run, logits, complete,
 /// serve, probe collect) gets this machine's widest target (`native`): the generic kernels are the reference, about
-/// 35 times slower at decode on an AVX-512 VNNI machine (docs/user-guide.md, "Targets").
+/// 35 times slower at decode on an AVX-512 VNNI machine (docs/user-guide.md, "run and logits").
 enum class RunsOn { anyDevice, thisMachine };
 
 llvm::Expected<CompileOptions> compileOptions(const Args &a, RunsOn where) {
