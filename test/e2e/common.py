@@ -61,6 +61,13 @@ def cpu_flags():
     return set()
 
 
+def cpu_refusal(bundle, target, missing):
+    """The one line a bundle program compiled for `target` prints when the CPU lacks `missing` (space-separated
+    extension names): BoundModel::bind in runtime-min/src/model_state.cpp."""
+    return (f"saguaro: {bundle}/weights.sgw: the model was compiled for {target}, but this CPU lacks {missing} "
+            "(compile it with --target native, or generic)")
+
+
 def python():
     """Debian's python3, which has numpy (the pyenv one on PATH may not)."""
     return "/usr/bin/python3"

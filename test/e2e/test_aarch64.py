@@ -111,8 +111,7 @@ def refuses(args, target, cpu_missing, exe, bundle):
     """On a core without the target's extensions the program says so in one line and exits 1 (no SIGILL)."""
     cpu, missing = cpu_missing
     proc = common.run(qemu(cpu, exe, bundle, *PROMPT), args, check=False, timeout=600)
-    want = (f"saguaro: {bundle}/weights.sgw: the model was compiled for {target}, but this CPU lacks {missing} "
-            "(compile it with --target native, or generic)")
+    want = common.cpu_refusal(bundle, target, missing)
     if proc.returncode != 1 or proc.stderr.decode().splitlines() != [want] or proc.stdout:
         raise SystemExit(f"FAIL: {target} under qemu -cpu {cpu}: exit {proc.returncode}, stderr "
                          f"{proc.stderr.decode()!r}, stdout {proc.stdout[:80]!r}; wanted exit 1 and only: {want}")

@@ -44,8 +44,7 @@ def refused(args, cpu, exe, bundle, target, missing):
     for mode in (PROMPT, ["--complete", messages]):
         proc = common.run(["qemu-x86_64", "-cpu", cpu, exe, bundle, *mode], args, check=False)
         said = [l for l in proc.stderr.decode().splitlines() if not l.startswith("qemu-x86_64: warning")]
-        want = (f"saguaro: {bundle}/weights.sgw: the model was compiled for {target}, but this CPU lacks "
-                f"{' '.join(missing)} (compile it with --target native, or generic)")
+        want = common.cpu_refusal(bundle, target, " ".join(missing))
         if proc.returncode != 1 or said != [want] or proc.stdout:
             raise SystemExit(f"FAIL: {target} {mode[0]} under qemu -cpu {cpu}: exit {proc.returncode}, stderr "
                              f"{said}, stdout {proc.stdout[:80]!r}; wanted exit 1 and only: {want}")
