@@ -49,17 +49,33 @@ def read_safetensors(path):
     return tensors
 
 
-def read_model_weights(model_dir):
-    """Reads model.safetensors, or every shard named by model.safetensors.index.json."""
+def model_files(model_dir):
+    """Paths of model.safetensors, or of every shard named by model.safetensors.index.json."""
     index_path = os.path.join(model_dir, "model.safetensors.index.json")
     if os.path.exists(index_path):
         with open(index_path) as f:
             shards = sorted(set(json.load(f)["weight_map"].values()))
-        tensors = {}
-        for shard in shards:
-            tensors.update(read_safetensors(os.path.join(model_dir, shard)))
-        return tensors
-    return read_safetensors(os.path.join(model_dir, "model.safetensors"))
+        return [os.path.join(model_dir, shard) for shard in shards]
+    return [os.path.join(model_dir, "model.safetensors")]
+
+
+def read_model_weights(model_dir):
+    """Reads model.safetensors, or every shard named by model.safetensors.index.json."""
+    tensors = {}
+    for path in model_files(model_dir):
+        tensors.update(read_safetensors(path))
+    return tensors
+
+
+def read_model_dtypes(model_dir):
+    """Returns {name: stored dtype ("F32", "F16", "BF16")} from the headers alone."""
+    dtypes = {}
+    for path in model_files(model_dir):
+        with open(path, "rb") as f:
+            (header_len,) = struct.unpack("<Q", f.read(8))
+            header = json.loads(f.read(header_len))
+        dtypes.update({name: info["dtype"] for name, info in header.items() if name != "__metadata__"})
+    return dtypes
 
 
 def write_safetensors(path, tensors, dtype="F32"):
