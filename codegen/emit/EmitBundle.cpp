@@ -11,6 +11,7 @@
 #include "saguaro/kernels/cpu_features.h"
 #include "saguaro/kernels/cq_format.h"
 #include "saguaro/kernels/dense_layout.h"
+#include "saguaro/kernels/layouts.h"
 #include "xxh64.h"
 
 #include "mlir/Dialect/EmitC/IR/EmitC.h"
@@ -155,7 +156,7 @@ std::string layoutOf(const std::map<std::string, PackedWeight> &packed, llvm::St
     if (name.ends_with(suffix))
       if (auto it = packed.find(name.drop_back(suffix.size()).str()); it != packed.end())
         return it->second.layout;
-  return "row-major";
+  return kernels::kUnpackedLayout;
 }
 
 /// The data part of model.cpp: helpers the EmitC code calls, and the weight table.
@@ -375,21 +376,10 @@ llvm::json::Value manifest(ModuleOp m, const ModuleFacts &facts, const BundleInp
 } // namespace
 
 llvm::Expected<std::string> saguaro::targetFlags(llvm::StringRef target) {
-  if (target == "generic")
-    return std::string();
-  if (target == "x86-avx2")
-    return std::string("-mavx2 -mfma -mf16c");
-  if (target == "x86-avx512vnni") // AVX-512 VNNI and BW on ymm: -mavx512vl brings AVX512F with it
-    return std::string("-mavx2 -mfma -mf16c -mavx512vnni -mavx512vl -mavx512bw");
-  if (target == "aarch64-neon")
-    return std::string("-march=armv8-a");
-  if (target == "aarch64-dotprod")
-    return std::string("-march=armv8.2-a+dotprod");
-  if (target == "aarch64-i8mm")
-    return std::string("-march=armv8.2-a+dotprod+i8mm");
+  if (const kernels::TargetInfo *t = kernels::find_target(target.str().c_str()))
+    return std::string(t->flags);
   return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 "unknown target '" + target.str() +
-                                     "' (generic, x86-avx2, x86-avx512vnni, aarch64-neon, aarch64-dotprod, aarch64-i8mm)");
+                                 "unknown target '" + target.str() + "' (" + kernels::target_names() + ")");
 }
 
 llvm::Error saguaro::emitBundle(ModuleOp module, const BundleInputs &in, llvm::StringRef outDir) {
@@ -419,7 +409,10 @@ llvm::Error saguaro::emitBundle(ModuleOp module, const BundleInputs &in, llvm::S
   const ModuleFacts facts = ModuleFacts::of(module);
   std::map<std::string, std::vector<uint8_t>> repacked;
   for (const auto &[name, p] : facts.packed) {
-    if (p.layout == "dense-panel3") {
+    const kernels::StoredLayout *layout = kernels::find_layout(p.layout.c_str());
+    if (!layout)
+      return fail(fileError(outDir, "packed weight '" + name + "' has an unknown layout '" + p.layout + "'"));
+    if (layout->kind == kernels::LayoutKind::dense) {
       const StoredTensor *t = in.model->weights.find(name);
       const size_t element = static_cast<size_t>(p.bits / 8);
       if (!t || t->shape.size() != 2 || t->shape[0] != p.rows || t->shape[1] != p.k ||
@@ -427,7 +420,7 @@ llvm::Error saguaro::emitBundle(ModuleOp module, const BundleInputs &in, llvm::S
         return fail(fileError(outDir, "packed weight '" + name + "' does not match its tensor"));
       std::vector<uint8_t> &d = repacked[name];
       d.resize(t->bytes());
-      saguaro::kernels::dense::pack(saguaro::kernels::dense::kPanel3, p.rows, p.k, element, t->bytesData(), d.data());
+      saguaro::kernels::dense::pack(layout->value, p.rows, p.k, element, t->bytesData(), d.data());
       continue;
     }
     const StoredTensor *codes = in.model->weights.find(name + ".codes"), *norms = in.model->weights.find(name + ".norms");
@@ -440,8 +433,7 @@ llvm::Error saguaro::emitBundle(ModuleOp module, const BundleInputs &in, llvm::S
     saguaro::kernels::cq::pack_tensor(static_cast<const uint8_t *>(codes->bytesData()),
                                       static_cast<const uint16_t *>(norms->bytesData()), p.rows,
                                       static_cast<int>(p.k), static_cast<int>(p.bits),
-                                      p.layout == "cq-planar-panel8" ? saguaro::kernels::cq::kLayoutPlanarPanel8
-                                                                     : saguaro::kernels::cq::kLayoutLsb,
+                                      layout->value,
                                       c.data(), reinterpret_cast<uint16_t *>(nrm.data()));
   }
   std::vector<BlobTensor> tensors;
@@ -453,11 +445,11 @@ llvm::Error saguaro::emitBundle(ModuleOp module, const BundleInputs &in, llvm::S
                                  data, t->bytes()});
   }
   if (!in.tokenizer.empty())
-    tensors.push_back(BlobTensor{in.tokenizerTensor, "tokenizer", "row-major", DType::U8,
+    tensors.push_back(BlobTensor{in.tokenizerTensor, "tokenizer", kernels::kUnpackedLayout, DType::U8,
                                  {static_cast<int64_t>(in.tokenizer.size())}, in.tokenizer.data(),
                                  in.tokenizer.size()});
   if (!in.chatTemplate.empty())
-    tensors.push_back(BlobTensor{"chat.template", "chat_template", "row-major", DType::U8,
+    tensors.push_back(BlobTensor{"chat.template", "chat_template", kernels::kUnpackedLayout, DType::U8,
                                  {static_cast<int64_t>(in.chatTemplate.size())}, in.chatTemplate.data(),
                                  in.chatTemplate.size()});
   std::string blobPath = tmp + "/weights.sgw", blobError;

@@ -8,6 +8,7 @@
 #include "codegen/emit/Passes.h"
 
 #include "mlir/IR/Builders.h"
+#include "saguaro/kernels/layouts.h"
 
 #include <cstdio>
 
@@ -72,6 +73,17 @@ private:
   }
   Value weight(StringRef name);
   FailureOr<Value> argument(kern::CallOp call, Attribute arg, ValueRange buffers);
+  /// The call's template arguments as C++: a stored layout becomes the kernels' constant for it (layouts.h).
+  ArrayAttr templateArguments(kern::CallOp call) {
+    SmallVector<Attribute> out;
+    for (Attribute a : call.getTemplateArgs()) {
+      if (auto layout = dyn_cast<kern::LayoutAttr>(a))
+        a = emitc::OpaqueAttr::get(b.getContext(),
+                                   saguaro::kernels::find_layout(layout.getName().str().c_str())->constant);
+      out.push_back(a);
+    }
+    return b.getArrayAttr(out);
+  }
 
   func::FuncOp fn;
   OpBuilder b;
@@ -185,7 +197,7 @@ LogicalResult EntryEmitter::run(StringRef kind) {
       }
       b.create<emitc::CallOpaqueOp>(call.getLoc(), TypeRange{},
                                     ("saguaro::kernels::" + call.getCallee()).str(), operands,
-                                    b.getArrayAttr(args), call.getTemplateArgs());
+                                    b.getArrayAttr(args), templateArguments(call));
       continue;
     }
     if (auto tap = dyn_cast<kern::TapOp>(op)) {

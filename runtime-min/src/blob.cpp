@@ -1,6 +1,8 @@
 // Verification of weights.sgw: header, checksums, flatbuffer manifest, tensor bounds/alignment/overlap/XXH64.
 #include "blob.h"
 
+#include "saguaro/kernels/layouts.h"
+
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -169,7 +171,7 @@ bool Blob::verify(std::string* problem) {
       if (off % bf::kAlign != 0) return *problem = what + "offset " + std::to_string(off) + " not 64-byte aligned", false;
       if (off < data_start || off > size_ || e.bytes > size_ - off)
         return *problem = what + "offset/size out of bounds", false;
-      if (e.layout == "row-major") {
+      if (e.layout == kernels::kUnpackedLayout) {
         uint64_t n = 1;
         for (int64_t d : e.shape) {
           if (d < 0 || (d > 0 && n > UINT64_MAX / static_cast<uint64_t>(d))) return *problem = what + "bad shape", false;

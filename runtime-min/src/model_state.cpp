@@ -4,6 +4,7 @@
 #include "blob.h"
 #include "saguaro/blob_format.h"
 #include "saguaro/kernels/cpu_features.h"
+#include "saguaro/kernels/layouts.h"
 
 namespace saguaro {
 
@@ -30,7 +31,7 @@ std::unique_ptr<BoundModel> BoundModel::bind(const ModelSpec& spec, const Blob& 
              nullptr;
     // The same bytes in another arrangement would be read wrongly without a sound: a blob written for another
     // target (packed layouts differ per target) is refused.
-    const std::string layout = w.layout ? w.layout : "row-major";
+    const std::string layout = w.layout ? w.layout : kernels::kUnpackedLayout;
     if (e->layout != layout)
       return *err = what + " is stored as " + e->layout + ", model expects " + layout +
                     " (weights compiled for another target?)",

@@ -2,6 +2,7 @@
 import argparse
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -59,6 +60,15 @@ def cpu_flags():
             if line.startswith("flags"):
                 return set(line.split(":", 1)[1].split())
     return set()
+
+
+def target_flags(args, target):
+    """The compiler flags of `target`, read from the compiler's one target table (kernels/targets.h)."""
+    header = os.path.join(args.source_dir, "codegen", "kernels", "include", "saguaro", "kernels", "targets.h")
+    match = re.search(r'\{"' + re.escape(target) + r'", TargetArch::\w+, "([^"]*)"', open(header).read())
+    if not match:
+        raise SystemExit(f"FAIL: {target} is not a row of {header}")
+    return match.group(1)
 
 
 def cpu_refusal(bundle, target, missing):

@@ -27,9 +27,8 @@ CPU_EXTENSIONS = {"aarch64-neon": [], "aarch64-dotprod": ["asimddp"], "aarch64-i
 DOTPROD = {"sdot", "udot"}
 I8MM = {"smmla", "ummla", "usmmla", "usdot", "sudot"}
 FORBIDDEN = {"aarch64-neon": DOTPROD | I8MM, "aarch64-dotprod": I8MM, "aarch64-i8mm": set()}
-# The kernel tests of a target are compiled with its -march (codegen/emit/EmitBundle.cpp) and must then contain the
+# The kernel tests of a target are compiled with its flags (kernels/targets.h) and must then contain the
 # level's own instructions: proof that its kernels, not a lower level's, were compiled and tested.
-MARCH = {"aarch64-neon": "armv8-a", "aarch64-dotprod": "armv8.2-a+dotprod", "aarch64-i8mm": "armv8.2-a+dotprod+i8mm"}
 REQUIRED = {"aarch64-neon": set(), "aarch64-dotprod": {"sdot"}, "aarch64-i8mm": {"sdot", "smmla"}}
 # Compiled with dotprod and i8mm on, this must show both kinds of instruction: proof the scan can fail.
 PROBE_SOURCE = """#include <arm_neon.h>
@@ -153,7 +152,7 @@ def kernel_tests(args):
     for target, cpu in TARGETS:
         build = os.path.join(args.work_dir, f"kernels-{target}")
         configure(args, os.path.join(args.source_dir, "test", "cross"), build,
-                  f"-DSAGUARO_CROSS_MARCH={MARCH[target]}", f"-DQEMU_CPU={cpu}")
+                  f"-DSAGUARO_CROSS_TARGET={target}", f"-DQEMU_CPU={cpu}")
         exe = os.path.join(build, "unit_kernels", "kernels_neon_tests")
         check_aarch64_elf(exe)
         found = instructions(args, exe, DOTPROD | I8MM)
@@ -162,8 +161,8 @@ def kernel_tests(args):
             raise SystemExit(f"FAIL: the {target} kernel tests contain {bad}, which -cpu {cpu} lacks")
         missing = REQUIRED[target] - found.keys()
         if missing:
-            raise SystemExit(f"FAIL: the {target} kernel tests (-march={MARCH[target]}) lack {sorted(missing)}: "
-                             "kernels.h did not select that level's kernels")
+            raise SystemExit(f"FAIL: the {target} kernel tests ({common.target_flags(args, target)}) lack "
+                             f"{sorted(missing)}: kernels.h did not select that level's kernels")
         os.environ["SAGUARO_EXPECT_NATIVE_TARGET"] = target  # CpuFeatures.NativeTargetRunsHereAndIsTheWidest
         proc = common.run(["ctest", "--test-dir", build, "-j", "2", "--output-on-failure", "--no-tests=error"],
                           args, check=False, timeout=600)
@@ -171,7 +170,7 @@ def kernel_tests(args):
         if proc.returncode != 0:
             print(proc.stdout.decode(errors="replace"))
             raise SystemExit(f"FAIL: {target} kernel unit tests under qemu -cpu {cpu}")
-        print(f"kernel unit tests ({target}, -march={MARCH[target]}, qemu -cpu {cpu}): "
+        print(f"kernel unit tests ({target}, {common.target_flags(args, target)}, qemu -cpu {cpu}): "
               f"{summary[-1] if summary else 'passed'}; objdump: {dict(sorted(found.items())) or 'no sdot/smmla'}")
 
 

@@ -4,7 +4,7 @@
 func.func @unplanned() attributes {llm.entry = "decode"} {
   // expected-error @+1 {{'kern.alloc' op has no planned offset; run kern-plan-memory first}}
   %0 = kern.alloc : memref<1x8xf32>
-  kern.call %0 : memref<1x8xf32> {args = [0 : index], callee = "k", template_args = []}
+  kern.call %0 : memref<1x8xf32> {args = [#kern.param<"rows">, 0 : index, 3.000000e+01 : f32], callee = "softcap_f32", template_args = [8]}
   return
 }
 

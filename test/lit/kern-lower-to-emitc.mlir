@@ -134,16 +134,16 @@ module attributes {kern.arena_bytes = 128 : i64, kern.kv_bytes = 256 : i64, kern
 // Functions without llm.entry are left alone; an entry without weights lists no slots.
 // CHECK-LABEL: module attributes {saguaro.weight_slots = []}
 // CHECK:       emitc.func @saguaro_model_decode(
-// CHECK:       emitc.call_opaque "saguaro::kernels::fill_f32"(%{{.*}}, %{{.*}}, %{{.*}}) {args = [0 : index, 1 : index, 2 : index], template_args = []}
+// CHECK:       emitc.call_opaque "saguaro::kernels::rope_f32"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) {args = [0 : index, 1 : index, 2 : index, 3 : index, 4 : index], template_args = [1, 4, 1]}
 // CHECK-LABEL: func.func @helper() {
 // CHECK-NEXT:  return
 // CPP-LABEL: void saguaro_model_decode(
-// CPP:       saguaro::kernels::fill_f32<>(v{{[0-9]+}}, 2.5f, -3);
+// CPP:       saguaro::kernels::rope_f32<1, 4, 1>({{.*}}, 2.5f, -3);
 // CPP-LABEL: void helper() {
 module {
   func.func @decode() attributes {llm.entry = "decode"} {
     %0 = kern.alloc {offset = 64 : i64} : memref<1x4xf32>
-    kern.call %0 : memref<1x4xf32> {args = [0 : index, 2.5 : f32, -3 : i32], callee = "fill_f32", template_args = []}
+    kern.call %0 : memref<1x4xf32> {args = [#kern.param<"rows">, #kern.param<"pos0">, 0 : index, 2.5 : f32, -3 : i32], callee = "rope_f32", template_args = [1, 4, 1]}
     return
   }
   func.func @helper() {
@@ -176,17 +176,17 @@ module {
 // CHECK-SAME: %[[S:[^:]+]]: !emitc.opaque<"const saguaro::ModelState&">, %{{[^:]+}}: !emitc.ptr<!emitc.opaque<"const int32_t">>, %[[N:[^:]+]]: i32
 // CHECK:      %[[B:.*]] = emitc.add
 // CHECK-NEXT: %[[P:.*]] = emitc.call_opaque "parallel_of"(%[[S]]) {args = [0 : index]} : (!emitc.opaque<"const saguaro::ModelState&">) -> !emitc.ptr<!emitc.opaque<"const saguaro::kernels::Parallel">>
-// CHECK-NEXT: emitc.call_opaque "saguaro::kernels::split_f32"(%[[N]], %[[B]], %[[P]])
-// CHECK-NEXT: emitc.call_opaque "saguaro::kernels::split_f32"(%[[N]], %[[B]], %[[P]])
+// CHECK-NEXT: emitc.call_opaque "saguaro::kernels::cq_rotate_f32"(%[[N]], %[[B]], %[[B]], %[[P]])
+// CHECK-NEXT: emitc.call_opaque "saguaro::kernels::cq_rotate_f32"(%[[N]], %[[B]], %[[B]], %[[P]])
 // CHECK-NOT:  parallel_of
 // CPP-LABEL: void saguaro_model_prefill(
 // CPP:       const saguaro::kernels::Parallel* [[P:v[0-9]+]] = parallel_of(v1);
-// CPP:       saguaro::kernels::split_f32<8>(v3, v{{[0-9]+}}, [[P]]);
+// CPP:       saguaro::kernels::cq_rotate_f32<8>(v3, v{{[0-9]+}}, v{{[0-9]+}}, [[P]]);
 module {
   func.func @prefill() attributes {llm.entry = "prefill"} {
     %0 = kern.alloc {offset = 0 : i64} : memref<4x8xf32>
-    kern.call %0 : memref<4x8xf32> {args = [#kern.param<"rows">, 0 : index, #kern.param<"parallel">], callee = "split_f32", template_args = [8]}
-    kern.call %0 : memref<4x8xf32> {args = [#kern.param<"rows">, 0 : index, #kern.param<"parallel">], callee = "split_f32", template_args = [8]}
+    kern.call %0 : memref<4x8xf32> {args = [#kern.param<"rows">, 0 : index, 0 : index, #kern.param<"parallel">], callee = "cq_rotate_f32", template_args = [8]}
+    kern.call %0 : memref<4x8xf32> {args = [#kern.param<"rows">, 0 : index, 0 : index, #kern.param<"parallel">], callee = "cq_rotate_f32", template_args = [8]}
     return
   }
 }

@@ -91,3 +91,63 @@ func.func @tap_id() {
   kern.tap %0 {id = -1 : i64} : memref<1x8xf32>
   return
 }
+
+// -----
+
+// A call names a kernel of the catalogue (dialects/kern/IR/KernelCatalogue.h).
+func.func @unknown_kernel() {
+  %0 = kern.alloc : memref<1x8xf32>
+  // expected-error @+1 {{'kern.call' op calls "fill_f32", which is not a kernel of the catalogue (dialects/kern/IR/KernelCatalogue.h)}}
+  kern.call %0 : memref<1x8xf32> {callee = "fill_f32", template_args = [8], args = [#kern.param<"rows">, 0 : index]}
+  return
+}
+
+// -----
+
+// Template arguments: as many as the kernel's signature has, optional ones only at the end.
+func.func @template_arity() {
+  %0 = kern.alloc : memref<1x8xf32>
+  // expected-error @+1 {{'kern.call' op add_f32 takes 1 template arguments (D), got 2}}
+  kern.call %0, %0 : memref<1x8xf32>, memref<1x8xf32> {callee = "add_f32", template_args = [8, 8], args = [#kern.param<"rows">, 0 : index, 1 : index]}
+  return
+}
+
+// -----
+
+// A Layout template argument is a stored layout by name, not a number.
+func.func @layout_number() {
+  %0 = kern.alloc : memref<1x8xf32>
+  // expected-error @+1 {{'kern.call' op matmul_f32 template argument Layout must be a #kern.layout}}
+  kern.call %0, %0 : memref<1x8xf32>, memref<1x8xf32> {callee = "matmul_f32", template_args = [8, 8, 1], args = [#kern.param<"rows">, 0 : index, #kern.weight<"w">, 1 : index, #kern.param<"parallel">]}
+  return
+}
+
+// -----
+
+// Layout names are those of saguaro/kernels/layouts.h.
+func.func @unknown_layout() {
+  %0 = kern.alloc : memref<1x8xf32>
+  // expected-error @+1 {{unknown layout "column-major"}}
+  kern.call %0, %0 : memref<1x8xf32>, memref<1x8xf32> {callee = "matmul_f32", template_args = [8, 8, #kern.layout<"column-major">], args = [#kern.param<"rows">, 0 : index, #kern.weight<"w">, 1 : index, #kern.param<"parallel">]}
+  return
+}
+
+// -----
+
+// Arguments: the required ones, then any of the optional ones, in order.
+func.func @argument_arity() {
+  %0 = kern.alloc : memref<1x8xf32>
+  // expected-error @+1 {{'kern.call' op cq_rotate_f32 takes 3-4 arguments, got 2}}
+  kern.call %0 : memref<1x8xf32> {callee = "cq_rotate_f32", template_args = [8], args = [#kern.param<"rows">, 0 : index]}
+  return
+}
+
+// -----
+
+// Each argument plays its role: a weight where the signature has a weight.
+func.func @argument_role() {
+  %0 = kern.alloc : memref<1x8xf32>
+  // expected-error @+1 {{'kern.call' op rmsnorm_f32 argument 'w' cannot be that kind of value}}
+  kern.call %0, %0 : memref<1x8xf32>, memref<1x8xf32> {callee = "rmsnorm_f32", template_args = [8, false], args = [#kern.param<"rows">, 0 : index, 0 : index, 1.0e-05 : f32, 1 : index]}
+  return
+}

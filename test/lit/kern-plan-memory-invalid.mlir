@@ -8,7 +8,7 @@ func.func @unused_buffer() {
   %a = kern.alloc : memref<1x16xf32>
   // expected-warning @+1 {{buffer is never used; it gets no arena space}}
   %unused = kern.alloc : memref<1x64xf32>
-  kern.call %a : memref<1x16xf32> {callee = "k", template_args = [], args = [0 : index]}
+  kern.call %a : memref<1x16xf32> {callee = "softcap_f32", template_args = [16], args = [#kern.param<"rows">, 0 : index, 3.000000e+01 : f32]}
   return
 }
 
@@ -18,7 +18,7 @@ func.func @unused_buffer() {
 func.func @argument_buffer(%m: memref<1x16xf32>) {
   %a = kern.alloc : memref<1x16xf32>
   // expected-error @+1 {{'kern.call' op uses a buffer that is not a kern.alloc of this function}}
-  kern.call %a, %m : memref<1x16xf32>, memref<1x16xf32> {callee = "k", template_args = [], args = [0 : index, 1 : index]}
+  kern.call %a, %m : memref<1x16xf32>, memref<1x16xf32> {callee = "add_f32", template_args = [16], args = [#kern.param<"rows">, 0 : index, 1 : index]}
   return
 }
 
@@ -28,6 +28,6 @@ func.func @argument_buffer(%m: memref<1x16xf32>) {
 func.func @memref_alloc_buffer() {
   %m = memref.alloc() : memref<4xf32>
   // expected-error @+1 {{'kern.call' op uses a buffer that is not a kern.alloc of this function}}
-  kern.call %m : memref<4xf32> {callee = "k", template_args = [], args = [0 : index]}
+  kern.call %m : memref<4xf32> {callee = "softcap_f32", template_args = [16], args = [#kern.param<"rows">, 0 : index, 3.000000e+01 : f32]}
   return
 }

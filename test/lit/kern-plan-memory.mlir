@@ -17,9 +17,9 @@ module {
     %a = kern.alloc : memref<1x16xf32>
     %b = kern.alloc : memref<1x16xf32>
     %c = kern.alloc : memref<1x16xf32>
-    kern.call %a : memref<1x16xf32> {callee = "fill", template_args = [16], args = [0 : index]}
-    kern.call %a, %b : memref<1x16xf32>, memref<1x16xf32> {callee = "copy", template_args = [16], args = [0 : index, 1 : index]}
-    kern.call %b, %c : memref<1x16xf32>, memref<1x16xf32> {callee = "copy", template_args = [16], args = [0 : index, 1 : index]}
+    kern.call %a : memref<1x16xf32> {callee = "softcap_f32", template_args = [16], args = [#kern.param<"rows">, 0 : index, 3.000000e+01 : f32]}
+    kern.call %a, %b : memref<1x16xf32>, memref<1x16xf32> {callee = "add_f32", template_args = [16], args = [#kern.param<"rows">, 0 : index, 1 : index]}
+    kern.call %b, %c : memref<1x16xf32>, memref<1x16xf32> {callee = "add_f32", template_args = [16], args = [#kern.param<"rows">, 0 : index, 1 : index]}
     return
   }
 }
@@ -37,7 +37,7 @@ module {
     %a = kern.alloc : memref<1x5xf32>
     %b = kern.alloc : memref<1x17xf32>
     %c = kern.alloc : memref<3xf32>
-    kern.call %a, %b, %c : memref<1x5xf32>, memref<1x17xf32>, memref<3xf32> {callee = "k", template_args = [], args = [0 : index, 1 : index, 2 : index]}
+    kern.call %a, %b, %c : memref<1x5xf32>, memref<1x17xf32>, memref<3xf32> {callee = "gated_act_f32", template_args = [16, 0], args = [#kern.param<"rows">, 0 : index, 1 : index, 2 : index]}
     return
   }
 }
@@ -57,10 +57,10 @@ module {
     %b = kern.alloc : memref<16xf32>
     %c = kern.alloc : memref<32xf32>
     %d = kern.alloc : memref<16xf32>
-    kern.call %a, %b : memref<16xf32>, memref<16xf32> {callee = "k", template_args = [], args = [0 : index, 1 : index]}
-    kern.call %a : memref<16xf32> {callee = "k", template_args = [], args = [0 : index]}
-    kern.call %b, %c : memref<16xf32>, memref<32xf32> {callee = "k", template_args = [], args = [0 : index, 1 : index]}
-    kern.call %b, %c, %d : memref<16xf32>, memref<32xf32>, memref<16xf32> {callee = "k", template_args = [], args = [0 : index, 1 : index, 2 : index]}
+    kern.call %a, %b : memref<16xf32>, memref<16xf32> {callee = "add_f32", template_args = [16], args = [#kern.param<"rows">, 0 : index, 1 : index]}
+    kern.call %a : memref<16xf32> {callee = "softcap_f32", template_args = [16], args = [#kern.param<"rows">, 0 : index, 3.000000e+01 : f32]}
+    kern.call %b, %c : memref<16xf32>, memref<32xf32> {callee = "add_f32", template_args = [16], args = [#kern.param<"rows">, 0 : index, 1 : index]}
+    kern.call %b, %c, %d : memref<16xf32>, memref<32xf32>, memref<16xf32> {callee = "gated_act_f32", template_args = [16, 0], args = [#kern.param<"rows">, 0 : index, 1 : index, 2 : index]}
     return
   }
 }
@@ -77,9 +77,9 @@ module {
     %late = kern.alloc : memref<1x16xf32>
     %early = kern.alloc : memref<1x32xf32>
     %last = kern.alloc : memref<1x16xf32>
-    kern.call %early : memref<1x32xf32> {callee = "k", template_args = [], args = [0 : index]}
-    kern.call %early, %late : memref<1x32xf32>, memref<1x16xf32> {callee = "k", template_args = [], args = [0 : index, 1 : index]}
-    kern.call %last : memref<1x16xf32> {callee = "k", template_args = [], args = [0 : index]}
+    kern.call %early : memref<1x32xf32> {callee = "softcap_f32", template_args = [16], args = [#kern.param<"rows">, 0 : index, 3.000000e+01 : f32]}
+    kern.call %early, %late : memref<1x32xf32>, memref<1x16xf32> {callee = "add_f32", template_args = [16], args = [#kern.param<"rows">, 0 : index, 1 : index]}
+    kern.call %last : memref<1x16xf32> {callee = "softcap_f32", template_args = [16], args = [#kern.param<"rows">, 0 : index, 3.000000e+01 : f32]}
     return
   }
 }
@@ -99,13 +99,13 @@ module {
 module {
   func.func @small() {
     %a = kern.alloc : memref<4xf32>
-    kern.call %a : memref<4xf32> {callee = "k", template_args = [], args = [0 : index]}
+    kern.call %a : memref<4xf32> {callee = "softcap_f32", template_args = [16], args = [#kern.param<"rows">, 0 : index, 3.000000e+01 : f32]}
     return
   }
   func.func @large() attributes {llm.entry = "decode"} {
     %a = kern.alloc : memref<1x16xf32>
     %b = kern.alloc : memref<2x16xf32>
-    kern.call %a, %b : memref<1x16xf32>, memref<2x16xf32> {callee = "k", template_args = [], args = [0 : index, 1 : index]}
+    kern.call %a, %b : memref<1x16xf32>, memref<2x16xf32> {callee = "add_f32", template_args = [16], args = [#kern.param<"rows">, 0 : index, 1 : index]}
     return
   }
   func.func @empty() {

@@ -29,15 +29,15 @@
 // I8-NEXT: %[[A:.*]] = kern.alloc : memref<1x68xf32>
 // I8-NEXT: kern.call %[[R]], %[[A]] : memref<1x256xf32>, memref<1x68xf32> {args = [#kern.param<"rows">, 0 : index, 1 : index], callee = "cq_quantize_act_i8", template_args = [200]}
 // I8-NEXT: %[[Q:.*]] = kern.alloc : memref<1x200xf32>
-// I8-NEXT: kern.call %[[A]], %[[Q]] : {{.*}} {args = [#kern.param<"rows">, 0 : index, #kern.weight<"wq.codes">, #kern.weight<"wq.norms">, #kern.weight<"cq.codebook.b3.g128">, 1 : index, #kern.param<"parallel">], callee = "cq_matmul_i8", template_args = [200, 200, 3, 0]}
+// I8-NEXT: kern.call %[[A]], %[[Q]] : {{.*}} {args = [#kern.param<"rows">, 0 : index, #kern.weight<"wq.codes">, #kern.weight<"wq.norms">, #kern.weight<"cq.codebook.b3.g128">, 1 : index, #kern.param<"parallel">], callee = "cq_matmul_i8", template_args = [200, 200, 3, #kern.layout<"cq-lsb">]}
 // I8-NEXT: %[[K:.*]] = kern.alloc : memref<1x200xf32>
-// I8-NEXT: kern.call %[[A]], %[[K]] : {{.*}} callee = "cq_matmul_i8", template_args = [200, 200, 2, 0]}
+// I8-NEXT: kern.call %[[A]], %[[K]] : {{.*}} callee = "cq_matmul_i8", template_args = [200, 200, 2, #kern.layout<"cq-lsb">]}
 // I8-NEXT: kern.call %[[Q]], %[[K]] : {{.*}} callee = "add_f32"
 // I8-NEXT: %[[R2:.*]] = kern.alloc : memref<1x256xf32>
 // I8-NEXT: kern.call %[[Q]], %[[R2]] : {{.*}} callee = "cq_rotate_f32"
 // I8-NEXT: %[[A2:.*]] = kern.alloc : memref<1x68xf32>
 // I8-NEXT: kern.call %[[R2]], %[[A2]] : {{.*}} callee = "cq_quantize_act_i8"
-// I8-NEXT: kern.call %[[A2]] : memref<1x68xf32> {args = [#kern.param<"rows">, #kern.param<"all_logits">, 0 : index, #kern.weight<"tok.codes">, #kern.weight<"tok.norms">, #kern.weight<"cq.codebook.b4.g128">, #kern.param<"logits">, #kern.param<"parallel">], callee = "cq_logits_i8", template_args = [200, 32, 4, 0]}
+// I8-NEXT: kern.call %[[A2]] : memref<1x68xf32> {args = [#kern.param<"rows">, #kern.param<"all_logits">, 0 : index, #kern.weight<"tok.codes">, #kern.weight<"tok.norms">, #kern.weight<"cq.codebook.b4.g128">, #kern.param<"logits">, #kern.param<"parallel">], callee = "cq_logits_i8", template_args = [200, 32, 4, #kern.layout<"cq-lsb">]}
 // I8-NEXT: callee = "softcap_f32"
 module attributes {llm.max_seq = 16 : i64, cq.quantized = {tok = 4 : i64, wq = 3 : i64, wk = 2 : i64}} {
   func.func @decode(%tok: tensor<1xi32>) -> tensor<1x32xf32> attributes {llm.entry = "decode"} {

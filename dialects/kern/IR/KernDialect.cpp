@@ -1,6 +1,9 @@
 //===- KernDialect.cpp - kern dialect registration and verifiers -----------------------===//
 #include "dialects/kern/IR/KernDialect.h"
 
+#include "dialects/kern/IR/KernelCatalogue.h"
+#include "saguaro/kernels/layouts.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -40,6 +43,12 @@ LogicalResult AllocOp::verify() {
 static const char *const kParamNames[] = {"rows", "pos0", "tokens", "logits", "all_logits",
                                           "logit_rows", "parallel", "hidden", "p_wrong"};
 
+LogicalResult LayoutAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError, StringRef name) {
+  if (!saguaro::kernels::find_layout(name.str().c_str()))
+    return emitError() << "unknown layout \"" << name << "\"";
+  return success();
+}
+
 LogicalResult CallOp::verify() {
   int64_t numBuffers = getBuffers().size();
   for (Attribute arg : getArgs()) {
@@ -58,6 +67,13 @@ LogicalResult CallOp::verify() {
       continue;
     return emitOpError() << "unsupported argument " << arg;
   }
+  const KernelSignature *kernel = findKernel(getCallee());
+  if (!kernel)
+    return emitOpError() << "calls \"" << getCallee() << "\", which is not a kernel of the catalogue "
+                         << "(dialects/kern/IR/KernelCatalogue.h)";
+  std::string message;
+  if (failed(verifyKernelCall(*kernel, getTemplateArgs(), getArgs(), numBuffers, message)))
+    return emitOpError() << message;
   return success();
 }
 

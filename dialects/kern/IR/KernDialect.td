@@ -54,6 +54,18 @@ def Kern_KvAttr : Kern_Attr<"Kv", "kv"> {
   let assemblyFormat = "`<` $offset `>`";
 }
 
+def Kern_LayoutAttr : Kern_Attr<"Layout", "layout"> {
+  let summary = "A stored weight layout, by name";
+  let description = [{
+    The `Layout` template argument of a kernel that reads a packed weight: one of the names of
+    saguaro/kernels/layouts.h (`row-major`, `dense-panel3`, `cq-lsb`, `cq-planar-panel8`), which
+    also gives the C++ value generated code passes. Example: `#kern.layout<"cq-planar-panel8">`.
+  }];
+  let parameters = (ins StringRefParameter<"layout name">:$name);
+  let assemblyFormat = "`<` $name `>`";
+  let genVerifyDecl = 1;
+}
+
 class Kern_Op<string mnemonic, list<Trait> traits = []> : Op<Kern_Dialect, mnemonic, traits>;
 
 #endif // SAGUARO_KERN_DIALECT

@@ -24,10 +24,13 @@ def Kern_AllocOp : Kern_Op<"alloc"> {
 def Kern_CallOp : Kern_Op<"call"> {
   let summary = "A call into a named kernel";
   let description = [{
-    `args` lists the C++ arguments in order. An `index`-typed integer `i` stands for
-    buffer operand `i`; `#kern.param`, `#kern.weight` and `#kern.kv` stand for runtime
-    values; any other integer, float or bool attribute is passed as a literal.
-    `template_args` become the kernel's compile-time parameters.
+    `callee` is a kernel of the catalogue (dialects/kern/IR/KernelCatalogue.h), which
+    fixes its template parameters and its arguments with their roles; the verifier checks
+    the call against it. `args` lists the C++ arguments in order. An `index`-typed integer
+    `i` stands for buffer operand `i`; `#kern.param`, `#kern.weight` and `#kern.kv` stand
+    for runtime values; any other integer, float or bool attribute is passed as a literal.
+    `template_args` become the kernel's compile-time parameters: integers, bools, and a
+    `#kern.layout` for a `Layout` parameter.
 
     ```mlir
     kern.call %x, %y {callee = "rmsnorm_f32", template_args = [64 : i64, false],

@@ -9,6 +9,8 @@
 //===------------------------------------------------------------------------------------===//
 #include "dialects/kern/Transforms/Passes.h"
 
+#include "dialects/kern/IR/KernelCatalogue.h"
+
 #include "mlir/IR/Builders.h"
 
 namespace saguaro::kern {
@@ -20,30 +22,24 @@ using namespace mlir;
 using namespace saguaro::kern;
 
 namespace {
-/// At most this many products per call (the kernels come as cq_matmul2_i8 and cq_matmul3_i8).
-constexpr size_t kMaxProducts = 3;
-
-/// One `cq_matmul_i8` call, split into what products of one fused call must share and what is its own. Its args
-/// are [rows, xq (index), codes, norms, codebook, y (index)] and optionally the `parallel` parameter.
+/// One `cq_matmul_i8` call, split into what products of one fused call must share and what is its own.
 struct Product {
   CallOp call;
   Value input, output;
-  Attribute rows, codes, norms, codebook, parallel;
-  int64_t k, n, bits, layout;
+  Attribute rows, codes, norms, codebook, parallel, layout;
+  int64_t k, n, bits;
 
   static std::optional<Product> of(CallOp call) {
-    ArrayRef<Attribute> a = call.getArgs().getValue();
-    ArrayRef<Attribute> t = call.getTemplateArgs().getValue();
-    if (call.getCallee() != "cq_matmul_i8" || a.size() < 6 || a.size() > 7 || t.size() != 4)
+    std::optional<KernelCall> c = KernelCall::of(call, kCqMatmulI8);
+    if (!c)
       return std::nullopt;
-    auto x = dyn_cast<IntegerAttr>(a[1]), y = dyn_cast<IntegerAttr>(a[5]);
-    if (!x || !y || !x.getType().isIndex() || !y.getType().isIndex())
+    Value x = c->buffer("xq"), y = c->buffer("y");
+    if (!x || !y)
       return std::nullopt;
-    Product p{call, call.getBuffers()[x.getInt()], call.getBuffers()[y.getInt()], a[0], a[2], a[3], a[4],
-              a.size() == 7 ? a[6] : Attribute(), 0, 0, 0, 0};
-    p.k = cast<IntegerAttr>(t[0]).getInt(), p.n = cast<IntegerAttr>(t[1]).getInt();
-    p.bits = cast<IntegerAttr>(t[2]).getInt(), p.layout = cast<IntegerAttr>(t[3]).getInt();
-    return p;
+    return Product{call,           x,         y,
+                   c->arg("rows"), c->arg("codes"), c->arg("norms"),
+                   c->arg("codebook"), c->arg("parallel"), c->param("Layout"),
+                   c->intParam("K"), c->intParam("N"), c->intParam("Bits")};
   }
 
   /// Whether `o` can join a fused call that starts with this product: the same activation, rows, codebook, K, bits,
@@ -59,12 +55,13 @@ struct FuseCqProductsPass : saguaro::kern::impl::FuseCqProductsBase<FuseCqProduc
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (!isKnownTarget(target)) {
+    const saguaro::kernels::TargetInfo *info = findTarget(target);
+    if (!info) {
       module.emitError("kern-fuse-cq-products: unknown target '") << target << "'";
       return signalPassFailure();
     }
-    // The generic (reference) kernels would only run the products one after another, as the separate calls do.
-    if (target == "generic")
+    // The portable (reference) kernels would only run the products one after another, as the separate calls do.
+    if (info->arch == saguaro::kernels::TargetArch::any)
       return;
     for (auto fn : module.getOps<func::FuncOp>())
       for (Block &block : fn.getBody())
@@ -89,7 +86,7 @@ struct FuseCqProductsPass : saguaro::kern::impl::FuseCqProductsBase<FuseCqProduc
         flush();
         continue;
       }
-      bool joins = !group.empty() && group.size() < kMaxProducts && group.front().fusesWith(*p);
+      bool joins = !group.empty() && cqMatmulI8Over(group.size() + 1) && group.front().fusesWith(*p);
       for (const Product &q : group)
         joins = joins && q.output != p->output;
       if (!joins)
@@ -112,12 +109,11 @@ struct FuseCqProductsPass : saguaro::kern::impl::FuseCqProductsBase<FuseCqProduc
       args.append({p.codes, p.norms, b.getIndexAttr(static_cast<int64_t>(buffers.size()))});
       buffers.push_back(p.output);
     }
-    templateArgs.append({b.getI64IntegerAttr(first.bits), b.getI64IntegerAttr(first.layout)});
+    templateArgs.append({b.getI64IntegerAttr(first.bits), first.layout});
     if (first.parallel)
       args.push_back(first.parallel);
-    const std::string callee = "cq_matmul" + std::to_string(group.size()) + "_i8";
-    b.create<CallOp>(last.getLoc(), buffers, b.getStringAttr(callee), b.getArrayAttr(templateArgs),
-                     b.getArrayAttr(args));
+    b.create<CallOp>(last.getLoc(), buffers, b.getStringAttr(cqMatmulI8Over(group.size())->name),
+                     b.getArrayAttr(templateArgs), b.getArrayAttr(args));
     for (Product &p : group)
       p.call.erase();
   }

@@ -8,6 +8,8 @@
 //===------------------------------------------------------------------------------------===//
 #include "dialects/kern/Transforms/Passes.h"
 
+#include "dialects/kern/IR/KernelCatalogue.h"
+
 #include "mlir/IR/Builders.h"
 
 namespace saguaro::kern {
@@ -19,24 +21,19 @@ using namespace mlir;
 using namespace saguaro::kern;
 
 namespace {
-/// The float matrix products whose weight is a plain [N, K] matrix read by a [rows, K] buffer.
-bool isFloatMatrixProduct(CallOp call) {
-  StringRef callee = call.getCallee();
-  return callee == "matmul_f32" || callee == "logits_f32" || callee == "matmul_f16" || callee == "logits_f16";
-}
-
-/// The weight a matrix product reads and the buffer operand holding its activation (the
-/// buffer argument right before the weight); false when the call has no such pair.
+/// The weight a float matrix product (matmul_*, logits_*: a plain [N, K] matrix read by a [rows, K] buffer) reads
+/// and the buffer holding its activation; false for any other call.
 bool weightAndInput(CallOp call, StringRef &weight, Value &input) {
-  ArrayRef<Attribute> args = call.getArgs().getValue();
-  for (size_t i = 1; i < args.size(); ++i) {
-    auto w = dyn_cast<WeightAttr>(args[i]);
-    auto x = dyn_cast<IntegerAttr>(args[i - 1]);
-    if (w && x && x.getType().isIndex()) {
-      weight = w.getName();
-      input = call.getBuffers()[x.getInt()];
-      return true;
-    }
+  for (const KernelSignature *k : {&kMatmulF32, &kMatmulF16, &kLogitsF32, &kLogitsF16}) {
+    std::optional<KernelCall> c = KernelCall::of(call, *k);
+    if (!c)
+      continue;
+    auto w = dyn_cast<WeightAttr>(c->arg("w"));
+    input = c->buffer("x");
+    if (!w || !input)
+      return false;
+    weight = w.getName();
+    return true;
   }
   return false;
 }
@@ -70,7 +67,7 @@ struct InsertCalibrationTapsPass
         auto call = dyn_cast<CallOp>(op);
         StringRef weight;
         Value input;
-        if (call && isFloatMatrixProduct(call) && weightAndInput(call, weight, input)) {
+        if (call && weightAndInput(call, weight, input)) {
           auto type = dyn_cast<MemRefType>(input.getType());
           if (!type || type.getRank() != 2) {
             call.emitOpError("reads its weight with an activation that is not a [rows, cols] buffer");

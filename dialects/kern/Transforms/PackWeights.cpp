@@ -8,6 +8,7 @@
 //===------------------------------------------------------------------------------------===//
 #include "dialects/kern/Transforms/Passes.h"
 
+#include "dialects/kern/IR/KernelCatalogue.h"
 #include "saguaro/kernels/cq_format.h"
 #include "saguaro/kernels/dense_layout.h"
 #include "mlir/IR/Builders.h"
@@ -23,17 +24,12 @@ using namespace saguaro::kern;
 
 namespace {
 namespace cq = saguaro::kernels::cq;
-// Values of the kernels' Layout template argument (cq::CodeLayout).
-constexpr int64_t kLayoutLsb = cq::kLayoutLsb;
-constexpr int64_t kLayoutPlanarPanel8 = cq::kLayoutPlanarPanel8;
-
-StringRef layoutName(int64_t layout) { return layout == kLayoutPlanarPanel8 ? "cq-planar-panel8" : "cq-lsb"; }
+// The layouts this pass picks (saguaro/kernels/layouts.h).
+constexpr StringLiteral kCqLsb = "cq-lsb", kCqPlanarPanel8 = "cq-planar-panel8", kDensePanel3 = "dense-panel3";
 
 /// Whether groups of g codes of `bits` bits hold whole planar chunks (cq::planar_chunk is capped at g otherwise;
 /// cq::group_size never exceeds 128).
 bool fullPlanarChunks(int g, int bits) { return cq::planar_chunk(g, bits) == cq::planar_chunk(128, bits); }
-
-int64_t intArg(ArrayAttr a, size_t i) { return cast<IntegerAttr>(a[i]).getInt(); }
 
 /// The CQ codes weight a call reads (the `#kern.weight<"….codes">` argument), or "".
 StringRef codesWeight(CallOp call) {
@@ -53,17 +49,28 @@ StringRef denseWeight(CallOp call) {
   return "";
 }
 
-bool isDenseProduct(StringRef callee) {
-  return callee == "matmul_f32" || callee == "matmul_f16" || callee == "logits_f32" || callee == "logits_f16";
+/// The call as a dense matrix product (matmul_*, logits_*) or gather (embed_*), or nothing.
+std::optional<KernelCall> denseProduct(CallOp call) {
+  for (const KernelSignature *k : {&kMatmulF32, &kMatmulF16, &kLogitsF32, &kLogitsF16})
+    if (auto c = KernelCall::of(call, *k))
+      return c;
+  return std::nullopt;
 }
-bool isDenseGather(StringRef callee) { return callee == "embed_f32" || callee == "embed_f16"; }
+std::optional<KernelCall> denseGather(CallOp call) {
+  for (const KernelSignature *k : {&kEmbedF32, &kEmbedF16})
+    if (auto c = KernelCall::of(call, *k))
+      return c;
+  return std::nullopt;
+}
+bool isF16(const KernelCall &c) { return &c.kernel() == &kMatmulF16 || &c.kernel() == &kLogitsF16; }
 
 /// Dense weights for x86 targets: `dense-panel3` (three rows side by side in chunks of 8, so that a decode tile of
 /// three outputs reads one sequential stream) for every weight that only dense products and gathers read, with K
 /// a multiple of 8 and the same [N][K] in every product; the products get the layout, the gathers (a tied
 /// embedding table) the layout and the row count. Everything else stays row-major.
-void packDenseWeights(ModuleOp module, StringRef target, Builder &b, SmallVector<Attribute> &packed) {
-  if (!target.starts_with("x86-"))
+void packDenseWeights(ModuleOp module, const saguaro::kernels::TargetInfo &target, Builder &b,
+                      SmallVector<Attribute> &packed) {
+  if (target.arch != saguaro::kernels::TargetArch::x86_64)
     return;
   struct DenseUse {
     SmallVector<CallOp> calls;
@@ -72,19 +79,19 @@ void packDenseWeights(ModuleOp module, StringRef target, Builder &b, SmallVector
   };
   llvm::MapVector<StringRef, DenseUse> uses;
   module.walk([&](CallOp call) {
-    StringRef name = denseWeight(call), callee = call.getCallee();
+    StringRef name = denseWeight(call);
     if (name.empty())
       return;
     DenseUse &u = uses[name];
     u.calls.push_back(call);
-    ArrayAttr t = call.getTemplateArgs();
-    if (isDenseProduct(callee) && t.size() == 2) {
-      int64_t k = intArg(t, 0), n = intArg(t, 1);
+    std::optional<KernelCall> product = denseProduct(call), gather = denseGather(call);
+    if (product && !product->param("Layout")) {
+      int64_t k = product->intParam("K"), n = product->intParam("N");
       if ((u.rows >= 0 && u.rows != n) || (u.k >= 0 && u.k != k))
         u.packable = false;
       u.k = k, u.rows = n;
-      u.bits = callee.ends_with("_f16") ? 16 : 32;
-    } else if (!isDenseGather(callee) || t.size() != 1) {
+      u.bits = isF16(*product) ? 16 : 32;
+    } else if (!gather || gather->param("Layout")) {
       u.packable = false;  // another kernel reads it, or the call already has a layout
     }
   });
@@ -92,23 +99,33 @@ void packDenseWeights(ModuleOp module, StringRef target, Builder &b, SmallVector
     if (!u.packable || u.rows < 0 || !saguaro::kernels::dense::panel_fits(u.k))
       continue;
     bool gathersMatch = llvm::all_of(u.calls, [&](CallOp call) {
-      return isDenseProduct(call.getCallee()) || intArg(call.getTemplateArgs(), 0) == u.k;
+      std::optional<KernelCall> gather = denseGather(call);
+      return !gather || gather->intParam("D") == u.k;
     });
     if (!gathersMatch)
       continue;
+    Attribute layout = LayoutAttr::get(b.getContext(), kDensePanel3);
     for (CallOp call : u.calls) {
-      SmallVector<Attribute> t(call.getTemplateArgs().getValue());
-      t.push_back(b.getI64IntegerAttr(saguaro::kernels::dense::kPanel3));
-      if (isDenseGather(call.getCallee()))
-        t.push_back(b.getI64IntegerAttr(u.rows));
-      call.setTemplateArgsAttr(b.getArrayAttr(t));
+      if (std::optional<KernelCall> gather = denseGather(call)) {
+        gather->setParam("Layout", layout);
+        gather->setParam("Vocab", b.getI64IntegerAttr(u.rows));
+      } else {
+        denseProduct(call)->setParam("Layout", layout);
+      }
     }
     packed.push_back(b.getDictionaryAttr({b.getNamedAttr("weight", b.getStringAttr(name)),
-                                          b.getNamedAttr("layout", b.getStringAttr("dense-panel3")),
+                                          b.getNamedAttr("layout", b.getStringAttr(kDensePanel3)),
                                           b.getNamedAttr("bits", b.getI64IntegerAttr(u.bits)),
                                           b.getNamedAttr("k", b.getI64IntegerAttr(u.k)),
                                           b.getNamedAttr("rows", b.getI64IntegerAttr(u.rows))}));
   }
+}
+
+/// The call as an int8 CQ product (cq_matmul_i8, cq_logits_i8), or nothing.
+std::optional<KernelCall> intProduct(CallOp call) {
+  if (auto c = KernelCall::of(call, kCqMatmulI8))
+    return c;
+  return KernelCall::of(call, kCqLogitsI8);
 }
 
 struct WeightUse {
@@ -122,55 +139,50 @@ struct PackWeightsPass : saguaro::kern::impl::PackWeightsBase<PackWeightsPass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (!isKnownTarget(target)) {
+    const saguaro::kernels::TargetInfo *info = findTarget(target);
+    if (!info) {
       module.emitError("kern-pack-weights: unknown target '") << target << "'";
       return signalPassFailure();
     }
     llvm::MapVector<StringRef, WeightUse> uses;
     module.walk([&](CallOp call) {
-      StringRef callee = call.getCallee(), codes = codesWeight(call);
+      StringRef codes = codesWeight(call);
       if (codes.empty())
         return;
       WeightUse &u = uses[codes];
       u.calls.push_back(call);
-      ArrayAttr t = call.getTemplateArgs();
-      if (callee == "cq_matmul_i8" || callee == "cq_logits_i8") {
-        u.k = intArg(t, 0), u.rows = intArg(t, 1), u.bits = intArg(t, 2);
-      } else if (callee == "cq_matmul_f32" || callee == "cq_logits_f32") {
+      if (std::optional<KernelCall> c = intProduct(call)) {
+        u.k = c->intParam("K"), u.rows = c->intParam("N"), u.bits = c->intParam("Bits");
+      } else if (KernelCall::of(call, kCqMatmulF32) || KernelCall::of(call, kCqLogitsF32)) {
         u.floatActivations = true;
       }
     });
     Builder b(&getContext());
     SmallVector<Attribute> packed;
     for (auto &[codes, u] : uses) {
-      int64_t layout = kLayoutLsb;
-      if (target != "generic" && u.rows > 0 && !u.floatActivations &&
+      StringRef layout = kCqLsb;
+      if (info->arch != saguaro::kernels::TargetArch::any && u.rows > 0 && !u.floatActivations &&
           fullPlanarChunks(cq::group_size(static_cast<int>(u.k)), static_cast<int>(u.bits)))
-        layout = kLayoutPlanarPanel8;
+        layout = kCqPlanarPanel8;
+      Attribute layoutAttr = LayoutAttr::get(b.getContext(), layout);
       for (CallOp call : u.calls) {
-        SmallVector<Attribute> t(call.getTemplateArgs().getValue());
-        StringRef callee = call.getCallee();
-        if (callee == "cq_matmul_i8" || callee == "cq_logits_i8") {
-          t[3] = b.getI64IntegerAttr(layout);
-        } else if (callee == "cq_embed_f32" && layout != kLayoutLsb) {
-          t.resize(2);
-          t.push_back(b.getI64IntegerAttr(layout));
-          t.push_back(b.getI64IntegerAttr(u.rows));
-        } else {
-          continue;
+        if (std::optional<KernelCall> c = intProduct(call)) {
+          c->setParam("Layout", layoutAttr);
+        } else if (std::optional<KernelCall> gather = KernelCall::of(call, kCqEmbedF32); gather && layout != kCqLsb) {
+          gather->setParam("Layout", layoutAttr);
+          gather->setParam("Vocab", b.getI64IntegerAttr(u.rows));
         }
-        call.setTemplateArgsAttr(b.getArrayAttr(t));
       }
-      if (layout == kLayoutLsb)
+      if (layout == kCqLsb)
         continue;
       StringRef name = codes.drop_back(strlen(".codes"));
       packed.push_back(b.getDictionaryAttr({b.getNamedAttr("weight", b.getStringAttr(name)),
-                                            b.getNamedAttr("layout", b.getStringAttr(layoutName(layout))),
+                                            b.getNamedAttr("layout", b.getStringAttr(layout)),
                                             b.getNamedAttr("bits", b.getI64IntegerAttr(u.bits)),
                                             b.getNamedAttr("k", b.getI64IntegerAttr(u.k)),
                                             b.getNamedAttr("rows", b.getI64IntegerAttr(u.rows))}));
     }
-    packDenseWeights(module, target, b, packed);
+    packDenseWeights(module, *info, b, packed);
     module->setAttr("kern.packed", b.getArrayAttr(packed));
     module->setAttr("kern.target", b.getStringAttr(target));
   }

@@ -6,16 +6,17 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
-#include "llvm/ADT/STLExtras.h"
+#include "saguaro/kernels/targets.h"
 #include "llvm/ADT/StringRef.h"
 
 namespace saguaro::kern {
-/// Whether `target` is one of the compiler's targets (the `target` option of kern-pack-weights and
-/// kern-fuse-cq-products): generic, x86-avx2, x86-avx512vnni, aarch64-neon, aarch64-dotprod, aarch64-i8mm.
-inline bool isKnownTarget(llvm::StringRef target) {
-  static const llvm::StringRef kTargets[] = {"generic",      "x86-avx2",        "x86-avx512vnni",
-                                             "aarch64-neon", "aarch64-dotprod", "aarch64-i8mm"};
-  return llvm::is_contained(kTargets, target);
+/// The target called `target` (the `target` option of kern-pack-weights and kern-fuse-cq-products) in the
+/// compiler's one target table, saguaro/kernels/targets.h; null for a name that is not a target.
+inline const kernels::TargetInfo *findTarget(llvm::StringRef target) {
+  for (const kernels::TargetInfo &t : kernels::kTargets)
+    if (target == t.name)
+      return &t;
+  return nullptr;
 }
 
 #define GEN_PASS_DECL

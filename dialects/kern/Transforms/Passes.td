@@ -54,7 +54,7 @@ def PackWeights : Pass<"kern-pack-weights", "mlir::ModuleOp"> {
     rearranges the codes and norms and manifest.json names each tensor's layout:
 
     - `generic`: `cq-lsb`, the format's own bit stream (the reference kernels read any layout);
-    - `x86-avx2`, `x86-avx512vnni`, `aarch64-neon`, `aarch64-dotprod`, `aarch64-i8mm`: `cq-planar-panel8` — bit planes
+    - every x86 and aarch64 target (saguaro/kernels/targets.h): `cq-planar-panel8` — bit planes
       that one vector load, a shift and a mask decode, and rows in panels of 8 so that a kernel
       computing eight outputs reads one sequential stream — when the group size allows full
       planar chunks (64 codes at 4 bits, 128 at 2 and 3 bits, 32 at 1 bit), else `cq-lsb`.
@@ -69,13 +69,13 @@ def PackWeights : Pass<"kern-pack-weights", "mlir::ModuleOp"> {
 
     ```mlir
     // before (target x86-avx2)
-    kern.call %xq, %y {callee = "cq_matmul_i8", template_args = [1024, 3072, 4, 0], ...}
+    kern.call %xq, %y {callee = "cq_matmul_i8", template_args = [1024, 3072, 4, #kern.layout<"cq-lsb">], ...}
     // after; kern.packed lists {bits = 4, k = 1024, layout = "cq-planar-panel8", rows = 3072, weight = "w"}
-    kern.call %xq, %y {callee = "cq_matmul_i8", template_args = [1024, 3072, 4, 2], ...}
+    kern.call %xq, %y {callee = "cq_matmul_i8", template_args = [1024, 3072, 4, #kern.layout<"cq-planar-panel8">], ...}
     ```
   }];
   let options = [Option<"target", "target", "std::string", "\"generic\"",
-                        "generic, x86-avx2, x86-avx512vnni, aarch64-neon, aarch64-dotprod or aarch64-i8mm">];
+                        "a target of saguaro/kernels/targets.h (kTargets)">];
 }
 
 def FuseCqProducts : Pass<"kern-fuse-cq-products", "mlir::ModuleOp"> {
@@ -91,19 +91,19 @@ def FuseCqProducts : Pass<"kern-fuse-cq-products", "mlir::ModuleOp"> {
 
     ```mlir
     // before
-    kern.call %xq, %q {callee = "cq_matmul_i8", template_args = [1024, 2048, 4, 2],
+    kern.call %xq, %q {callee = "cq_matmul_i8", template_args = [1024, 2048, 4, #kern.layout<"cq-planar-panel8">],
         args = [#kern.param<"rows">, 0 : index, #kern.weight<"wq.codes">, #kern.weight<"wq.norms">,
                 #kern.weight<"cq.codebook.b4.g128">, 1 : index, #kern.param<"parallel">]}
-    kern.call %xq, %k {callee = "cq_matmul_i8", template_args = [1024, 1024, 4, 2], args = [...]}
+    kern.call %xq, %k {callee = "cq_matmul_i8", template_args = [1024, 1024, 4, #kern.layout<"cq-planar-panel8">], args = [...]}
     // after
-    kern.call %xq, %q, %k {callee = "cq_matmul2_i8", template_args = [1024, 2048, 1024, 4, 2],
+    kern.call %xq, %q, %k {callee = "cq_matmul2_i8", template_args = [1024, 2048, 1024, 4, #kern.layout<"cq-planar-panel8">],
         args = [#kern.param<"rows">, 0 : index, #kern.weight<"cq.codebook.b4.g128">,
                 #kern.weight<"wq.codes">, #kern.weight<"wq.norms">, 1 : index,
                 #kern.weight<"wk.codes">, #kern.weight<"wk.norms">, 2 : index, #kern.param<"parallel">]}
     ```
   }];
   let options = [Option<"target", "target", "std::string", "\"generic\"",
-                        "generic, x86-avx2, x86-avx512vnni, aarch64-neon, aarch64-dotprod or aarch64-i8mm">];
+                        "a target of saguaro/kernels/targets.h (kTargets)">];
 }
 
 #endif // SAGUARO_KERN_PASSES

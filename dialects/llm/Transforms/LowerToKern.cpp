@@ -10,6 +10,7 @@
 
 #include "dialects/cq/IR/CqDialect.h"
 #include "dialects/cq/Transforms/Passes.h"
+#include "dialects/kern/IR/KernelCatalogue.h"
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -64,11 +65,13 @@ private:
   Value allocLike(Location loc, Value tensor) {
     return alloc(loc, cast<RankedTensorType>(tensor.getType()).getShape());
   }
-  void call(Location loc, StringRef callee, ArrayRef<Attribute> templateArgs, ValueRange buffers,
+  void call(Location loc, const kern::KernelSignature &kernel, ArrayRef<Attribute> templateArgs, ValueRange buffers,
             ArrayRef<Attribute> args) {
-    b.create<kern::CallOp>(loc, buffers, b.getStringAttr(callee), b.getArrayAttr(templateArgs),
+    b.create<kern::CallOp>(loc, buffers, b.getStringAttr(kernel.name), b.getArrayAttr(templateArgs),
                            b.getArrayAttr(args));
   }
+  /// The stored layout of a weight before kern-pack-weights picks one for the target.
+  Attribute unpacked(StringRef layout) { return kern::LayoutAttr::get(b.getContext(), layout); }
   /// The buffer of `v`, to be overwritten by `user`; fails when a later op still reads `v`.
   FailureOr<Value> inPlace(Operation *user, Value v) {
     if (!isLastUse(v, user))
@@ -76,11 +79,12 @@ private:
     return buffers.lookup(v);
   }
   static int64_t features(Value v) { return cast<RankedTensorType>(v.getType()).getDimSize(1); }
-  /// The kernel for a float weight: `base` + "_f16" when cq-quantize chose 16 bits for it (stored in IEEE
-  /// binary16), else + "_f32".
-  std::string floatKernel(StringRef base, WeightAttr w) {
+  /// The kernel for a float weight: `f16` when cq-quantize chose 16 bits for it (stored in IEEE binary16), else
+  /// `f32`.
+  const kern::KernelSignature &floatKernel(const kern::KernelSignature &f32, const kern::KernelSignature &f16,
+                                           WeightAttr w) {
     IntegerAttr bits = weightBits ? weightBits.getAs<IntegerAttr>(w.getName()) : IntegerAttr();
-    return (base + (bits && bits.getInt() == 16 ? "_f16" : "_f32")).str();
+    return bits && bits.getInt() == 16 ? f16 : f32;
   }
 
   LogicalResult lower(Operation *op);
@@ -93,7 +97,7 @@ private:
     auto type = cast<RankedTensorType>(x.getType());
     int64_t k = type.getDimSize(1), g = cq::groupSize(k);
     r = alloc(loc, {type.getDimSize(0), (k + g - 1) / g * g});
-    call(loc, "cq_rotate_f32", {i64(k)}, {buffers.lookup(x), r},
+    call(loc, kern::kCqRotateF32, {i64(k)}, {buffers.lookup(x), r},
          {param("rows"), buffer(0), buffer(1), param("parallel")});  // prefill splits its rows over the threads
     return r;
   }
@@ -107,15 +111,11 @@ private:
     auto type = cast<RankedTensorType>(x.getType());
     int64_t k = type.getDimSize(1), g = cq::groupSize(k), groups = (k + g - 1) / g;
     q = alloc(loc, {type.getDimSize(0), (groups * g + 8 * groups) / 4});
-    call(loc, "cq_quantize_act_i8", {i64(k)}, {r, q}, {param("rows"), buffer(0), buffer(1)});
+    call(loc, kern::kCqQuantizeActI8, {i64(k)}, {r, q}, {param("rows"), buffer(0), buffer(1)});
     return q;
   }
-  /// The activation a CQ product reads (rotated floats, or their int8 quantization) and the kernel's suffix.
-  std::pair<Value, StringRef> cqInput(Location loc, Value x) {
-    if (int8Activations)
-      return {quantized(loc, x), "_i8"};
-    return {rotated(loc, x), "_f32"};
-  }
+  /// The activation a CQ product reads: rotated floats, or their int8 quantization.
+  Value cqInput(Location loc, Value x) { return int8Activations ? quantized(loc, x) : rotated(loc, x); }
   /// The kern.tap id of a hidden tap: its entry in the module's `kern.taps`, shared by prefill and decode.
   int64_t hiddenTapId(HiddenTapOp t) {
     ModuleOp module = fn->getParentOfType<ModuleOp>();
@@ -162,14 +162,14 @@ LogicalResult FunctionLowering::lower(Operation *op) {
   return TypeSwitch<Operation *, LogicalResult>(op)
       .Case([&](EmbedOp e) {
         Value out = allocLike(loc, e);
-        call(loc, floatKernel("embed", e.getTable()), {i64(features(e))}, out,
+        call(loc, floatKernel(kern::kEmbedF32, kern::kEmbedF16, e.getTable()), {i64(features(e))}, out,
              {rows, param("tokens"), weight(e.getTable()), e.getScaleAttr(), buffer(0)});
         buffers[e] = out;
         return success();
       })
       .Case([&](RmsNormOp n) {
         Value out = allocLike(loc, n);
-        call(loc, "rmsnorm_f32", {i64(features(n)), n.getAddOneAttr()},
+        call(loc, kern::kRmsnormF32, {i64(features(n)), n.getAddOneAttr()},
              {buffers.lookup(n.getInput()), out},
              {rows, buffer(0), weight(n.getWeight()), n.getEpsAttr(), buffer(1)});
         buffers[n] = out;
@@ -180,7 +180,7 @@ LogicalResult FunctionLowering::lower(Operation *op) {
         if (failed(residual))
           return failure();
         Value out = allocLike(loc, n.getNormed());
-        call(loc, "add_rmsnorm_f32", {i64(features(n.getSum())), n.getAddOneAttr()},
+        call(loc, kern::kAddRmsnormF32, {i64(features(n.getSum())), n.getAddOneAttr()},
              {*residual, buffers.lookup(n.getDelta()), out},
              {rows, buffer(0), buffer(1), weight(n.getWeight()), n.getEpsAttr(), buffer(2)});
         buffers[n.getSum()] = *residual;
@@ -191,14 +191,14 @@ LogicalResult FunctionLowering::lower(Operation *op) {
         FailureOr<Value> x = inPlace(n, n.getInput());
         if (failed(x))
           return failure();
-        call(loc, "head_rmsnorm_f32", {n.getHeadsAttr(), n.getHeadDimAttr(), n.getAddOneAttr()}, *x,
+        call(loc, kern::kHeadRmsnormF32, {n.getHeadsAttr(), n.getHeadDimAttr(), n.getAddOneAttr()}, *x,
              {rows, buffer(0), weight(n.getWeight()), n.getEpsAttr()});
         buffers[n] = *x;
         return success();
       })
       .Case([&](LinearOp l) {
         Value out = allocLike(loc, l);
-        call(loc, floatKernel("matmul", l.getWeight()), {i64(features(l.getInput())), i64(features(l))},
+        call(loc, floatKernel(kern::kMatmulF32, kern::kMatmulF16, l.getWeight()), {i64(features(l.getInput())), i64(features(l))},
              {buffers.lookup(l.getInput()), out},
              {rows, buffer(0), weight(l.getWeight()), buffer(1), param("parallel")});
         buffers[l] = out;
@@ -212,7 +212,7 @@ LogicalResult FunctionLowering::lower(Operation *op) {
         if (std::optional<ArrayRef<float>> l3 = r.getLlama3())
           for (float v : *l3)
             args.push_back(b.getF32FloatAttr(v));
-        call(loc, "rope_f32", {i64(features(r) / r.getHeadDim()), r.getHeadDimAttr(), r.getStyleAttr()},
+        call(loc, kern::kRopeF32, {i64(features(r) / r.getHeadDim()), r.getHeadDimAttr(), r.getStyleAttr()},
              *x, args);
         buffers[r] = *x;
         return success();
@@ -221,14 +221,14 @@ LogicalResult FunctionLowering::lower(Operation *op) {
         int64_t kvDim = a.getKvHeads() * a.getHeadDim();
         int64_t kOffset = kv.offset.at(a.getLayer()), vOffset = kOffset + maxSeq * kvDim;
         // Caches are head-major, [kv_heads][max_seq][head_dim] (generic/attention.h).
-        call(loc, "kv_store_f32", {a.getKvHeadsAttr(), a.getHeadDimAttr(), i64(maxSeq)},
+        call(loc, kern::kKvStoreF32, {a.getKvHeadsAttr(), a.getHeadDimAttr(), i64(maxSeq)},
              {buffers.lookup(a.getK()), buffers.lookup(a.getV())},
              {rows, pos0, buffer(0), buffer(1), kvAt(kOffset), kvAt(vOffset)});
         Value scratch = alloc(loc, {maxSeq});
         Value out = allocLike(loc, a);
         // A zero scale means "divide by sqrt(head_dim)", llama2.c's exact float operation.
         bool divide = a.getScale().isZero();
-        call(loc, "attention_f32",
+        call(loc, kern::kAttentionF32,
              {a.getHeadsAttr(), a.getKvHeadsAttr(), a.getHeadDimAttr(), i64(maxSeq), a.getWindowAttr(),
               b.getBoolAttr(divide)},
              {buffers.lookup(a.getQ()), scratch, out},
@@ -242,14 +242,14 @@ LogicalResult FunctionLowering::lower(Operation *op) {
         int64_t dim = features(m), hidden = m.getHidden();
         Value x = buffers.lookup(m.getInput());
         Value gate = alloc(loc, {rowsStatic, hidden}), up = alloc(loc, {rowsStatic, hidden});
-        call(loc, floatKernel("matmul", m.getGate()), {i64(dim), i64(hidden)}, {x, gate},
+        call(loc, floatKernel(kern::kMatmulF32, kern::kMatmulF16, m.getGate()), {i64(dim), i64(hidden)}, {x, gate},
              {rows, buffer(0), weight(m.getGate()), buffer(1), param("parallel")});
-        call(loc, floatKernel("matmul", m.getUp()), {i64(dim), i64(hidden)}, {x, up},
+        call(loc, floatKernel(kern::kMatmulF32, kern::kMatmulF16, m.getUp()), {i64(dim), i64(hidden)}, {x, up},
              {rows, buffer(0), weight(m.getUp()), buffer(1), param("parallel")});
-        call(loc, "gated_act_f32", {i64(hidden), i64(m.getAct() == "silu" ? 0 : 1)}, {gate, up},
+        call(loc, kern::kGatedActF32, {i64(hidden), i64(m.getAct() == "silu" ? 0 : 1)}, {gate, up},
              {rows, buffer(0), buffer(1), buffer(0)});
         Value out = allocLike(loc, m);
-        call(loc, floatKernel("matmul", m.getDown()), {i64(hidden), i64(dim)}, {gate, out},
+        call(loc, floatKernel(kern::kMatmulF32, kern::kMatmulF16, m.getDown()), {i64(hidden), i64(dim)}, {gate, out},
              {rows, buffer(0), weight(m.getDown()), buffer(1), param("parallel")});
         buffers[m] = out;
         return success();
@@ -261,7 +261,7 @@ LogicalResult FunctionLowering::lower(Operation *op) {
         FailureOr<Value> accBuffer = inPlace(a, acc);
         if (failed(accBuffer))
           return failure();
-        call(loc, "add_f32", {i64(features(a))}, {*accBuffer, buffers.lookup(x)},
+        call(loc, kern::kAddF32, {i64(features(a))}, {*accBuffer, buffers.lookup(x)},
              {rows, buffer(0), buffer(1)});
         buffers[a] = *accBuffer;
         return success();
@@ -277,64 +277,64 @@ LogicalResult FunctionLowering::lower(Operation *op) {
         for (const char *name : {"gamma", "beta", "w0", "b0", "query", "w1", "b1", "w2", "b2", "w3", "b3"})
           args.push_back(kern::WeightAttr::get(b.getContext(), (p.getPrefix() + name).str()));
         args.append({buffer(0), buffer(1), param("p_wrong")});
-        call(loc, "probe_head_f32", {i64(features(p.getInput())), p.getHAttr(), p.getM1Attr(), p.getM2Attr()},
+        call(loc, kern::kProbeHeadF32, {i64(features(p.getInput())), p.getHAttr(), p.getM1Attr(), p.getM2Attr()},
              {z, scores}, args);
         logits = p; // the value the entry returns
         return success();
       })
       .Case([&](LogitsOp l) {
         int64_t vocab = features(l);
-        call(loc, floatKernel("logits", l.getWeight()), {i64(features(l.getInput())), i64(vocab)},
+        call(loc, floatKernel(kern::kLogitsF32, kern::kLogitsF16, l.getWeight()), {i64(features(l.getInput())), i64(vocab)},
              buffers.lookup(l.getInput()),
              {rows, param("all_logits"), buffer(0), weight(l.getWeight()), param("logits"), param("parallel")});
         if (!l.getSoftcap().isZero())
-          call(loc, "softcap_f32", {i64(vocab)}, {},
+          call(loc, kern::kSoftcapF32, {i64(vocab)}, {},
                {param("logit_rows"), param("logits"), l.getSoftcapAttr()});
         logits = l;
         return success();
       })
       .Case([&](GluOp g) {
         Value out = allocLike(loc, g);
-        call(loc, "gated_act_f32", {i64(features(g)), i64(g.getAct() == "silu" ? 0 : 1)},
+        call(loc, kern::kGatedActF32, {i64(features(g)), i64(g.getAct() == "silu" ? 0 : 1)},
              {buffers.lookup(g.getGate()), buffers.lookup(g.getUp()), out},
              {rows, buffer(0), buffer(1), buffer(2)});
         buffers[g] = out;
         return success();
       })
       .Case([&](cq::MatmulOp m) {
-        auto [xr, suffix] = cqInput(loc, m.getInput());
+        Value xr = cqInput(loc, m.getInput());
         Value out = allocLike(loc, m);
         SmallVector<Attribute> w = cqWeights(m.getWeight(), m.getCodebook());
         SmallVector<Attribute> shape = {i64(features(m.getInput())), i64(features(m)), i64(m.getCodebook().getBits())};
         if (int8Activations)
-          shape.push_back(i64(0));
+          shape.push_back(unpacked("cq-lsb"));
         SmallVector<Attribute> args = {rows, buffer(0), w[0], w[1], w[2], buffer(1)};
         if (int8Activations)
           args.push_back(param("parallel")); // the integer kernels split their columns over the threads
-        call(loc, ("cq_matmul" + suffix).str(), shape, {xr, out}, args);
+        call(loc, int8Activations ? kern::kCqMatmulI8 : kern::kCqMatmulF32, shape, {xr, out}, args);
         buffers[m] = out;
         return success();
       })
       .Case([&](cq::LogitsOp l) {
         int64_t vocab = features(l);
-        auto [xr, suffix] = cqInput(loc, l.getInput());
+        Value xr = cqInput(loc, l.getInput());
         SmallVector<Attribute> w = cqWeights(l.getWeight(), l.getCodebook());
         SmallVector<Attribute> shape = {i64(features(l.getInput())), i64(vocab), i64(l.getCodebook().getBits())};
         if (int8Activations)
-          shape.push_back(i64(0));
+          shape.push_back(unpacked("cq-lsb"));
         SmallVector<Attribute> args = {rows, param("all_logits"), buffer(0), w[0], w[1], w[2], param("logits")};
         if (int8Activations)
           args.push_back(param("parallel"));
-        call(loc, ("cq_logits" + suffix).str(), shape, xr, args);
+        call(loc, int8Activations ? kern::kCqLogitsI8 : kern::kCqLogitsF32, shape, xr, args);
         if (!l.getSoftcap().isZero())
-          call(loc, "softcap_f32", {i64(vocab)}, {}, {param("logit_rows"), param("logits"), l.getSoftcapAttr()});
+          call(loc, kern::kSoftcapF32, {i64(vocab)}, {}, {param("logit_rows"), param("logits"), l.getSoftcapAttr()});
         logits = l;
         return success();
       })
       .Case([&](cq::GatherOp e) {
         Value out = allocLike(loc, e);
         SmallVector<Attribute> w = cqWeights(e.getTable(), e.getCodebook());
-        call(loc, "cq_embed_f32", {i64(features(e)), i64(e.getCodebook().getBits())}, out,
+        call(loc, kern::kCqEmbedF32, {i64(features(e)), i64(e.getCodebook().getBits())}, out,
              {rows, param("tokens"), w[0], w[1], w[2], e.getScaleAttr(), buffer(0)});
         buffers[e] = out;
         return success();

@@ -6,6 +6,8 @@
 // skipping themselves on CPUs that lack them.
 #pragma once
 
+#include "saguaro/kernels/targets.h"
+
 #include <cstring>
 #include <string>
 
@@ -15,24 +17,11 @@
 
 namespace saguaro::kernels {
 
-/// The instruction-set extensions (cpuid / Linux hwcap spelling) the code of `target` is compiled with beyond
-/// its architecture's baseline, space-separated; "" for generic and aarch64-neon (ARMv8.0 Advanced SIMD is
-/// baseline); null for a name that is not a target. The flags themselves: codegen/emit targetFlags.
+/// The CPU extensions `target` needs beyond its architecture's baseline, space-separated (targets.h); "" for
+/// generic and aarch64-neon; null for a name that is not a target.
 inline const char* target_extensions(const char* target) {
-  static constexpr struct {
-    const char* target;
-    const char* extensions;
-  } kTargets[] = {
-      {"generic", ""},
-      {"x86-avx2", "avx2 fma f16c"},
-      {"x86-avx512vnni", "avx2 fma f16c avx512f avx512vl avx512bw avx512vnni"},
-      {"aarch64-neon", ""},
-      {"aarch64-dotprod", "asimddp"},
-      {"aarch64-i8mm", "asimddp i8mm"},
-  };
-  for (const auto& t : kTargets)
-    if (std::strcmp(t.target, target) == 0) return t.extensions;
-  return nullptr;
+  const TargetInfo* t = find_target(target);
+  return t ? t->extensions : nullptr;
 }
 
 /// Whether this CPU has `extension` (a name target_extensions uses). Names of the other architecture are
@@ -104,23 +93,24 @@ inline bool cpu_runs_x86_avx512vnni() {
 #endif
 }
 
-/// `--target native`: the widest target whose kernels run on this CPU — x86-avx512vnni, x86-avx2 or generic on
-/// x86; aarch64-i8mm, aarch64-dotprod or aarch64-neon on aarch64 Linux (aarch64-neon elsewhere: the hardware
-/// capabilities are read from Linux); generic on anything else.
-inline const char* native_target() {
-#if defined(__x86_64__) || defined(__i386__)
-  for (const char* t : {"x86-avx512vnni", "x86-avx2"})
-    if (cpu_runs_target(t)) return t;
-  return "generic";
-#elif defined(__aarch64__) && defined(__linux__)
-  for (const char* t : {"aarch64-i8mm", "aarch64-dotprod"})
-    if (cpu_runs_target(t)) return t;
-  return "aarch64-neon";
-#elif defined(__aarch64__)
-  return "aarch64-neon";
+/// Whether cpu_has answers for this architecture's extensions: x86, and aarch64 on Linux.
+constexpr bool cpu_reports_extensions() {
+#if defined(__x86_64__) || defined(__i386__) || (defined(__aarch64__) && defined(__linux__))
+  return true;
 #else
-  return "generic";
+  return false;
 #endif
+}
+
+/// `--target native`: the first target of targets.h's widest-first table, of this program's architecture or
+/// portable, whose kernels run on this CPU — x86-avx512vnni, x86-avx2 or generic on x86; aarch64-i8mm,
+/// aarch64-dotprod or aarch64-neon on aarch64 (aarch64-neon off Linux, where the extensions cannot be asked).
+inline const char* native_target() {
+  for (const TargetInfo& t : kTargets) {
+    if (t.arch != host_arch() && t.arch != TargetArch::any) continue;
+    if (cpu_reports_extensions() ? cpu_runs_target(t.name) : *t.extensions == '\0') return t.name;
+  }
+  return "generic";
 }
 
 }  // namespace saguaro::kernels
