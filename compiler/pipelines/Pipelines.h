@@ -14,7 +14,10 @@ struct CompilePipelineOptions {
   std::string target = "generic";    // kern-pack-weights: the packed weight layouts' target
 };
 /// llm -> fused llm -> (cq) -> kern -> planned kern -> EmitC: the pipeline `saguaro compile` runs.
-void buildCompilePipeline(mlir::PassManager &pm, const CompilePipelineOptions &options);
+void buildCompilePipeline(mlir::OpPassManager &pm, const CompilePipelineOptions &options);
+/// Registers the compile pipeline as `--saguaro-compile-pipeline` (options: bits, calibration-taps,
+/// cq-activations, kv-cache, target), for saguaro-opt.
+void registerCompilePipeline();
 /// Registers every dialect the pipeline touches.
 void registerSaguaroDialects(mlir::DialectRegistry &registry);
 } // namespace saguaro

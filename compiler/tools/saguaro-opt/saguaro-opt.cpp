@@ -1,5 +1,6 @@
 //===- saguaro-opt.cpp - run Saguaro's passes on MLIR files ----------------------------===//
 #include "codegen/emit/Passes.h"
+#include "compiler/pipelines/Pipelines.h"
 #include "dialects/cq/Transforms/Passes.h"
 #include "dialects/kern/Transforms/Passes.h"
 #include "dialects/llm/Transforms/Passes.h"
@@ -13,14 +14,14 @@
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
-  registry.insert<saguaro::llm::LlmDialect, saguaro::kern::KernDialect, saguaro::cq::CqDialect, mlir::func::FuncDialect,
-                  mlir::memref::MemRefDialect, mlir::emitc::EmitCDialect>();
+  saguaro::registerSaguaroDialects(registry);
   saguaro::llm::registerLlmPasses();
   saguaro::kern::registerKernPasses();
   saguaro::cq::registerCqPasses();
   saguaro::emit::registerEmitPasses();
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
+  saguaro::registerCompilePipeline();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "Saguaro optimizer driver\n", registry));
 }
