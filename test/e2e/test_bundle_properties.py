@@ -51,10 +51,11 @@ def check_straight_line(model_cpp):
             for arg in targs.split(","):
                 if not re.fullmatch(r"\s*(-?\d+|true|false)\s*", arg):
                     raise SystemExit(f"FAIL: {name} has a non-literal template argument '{arg}'")
-        # Every other statement is a pointer from a constant offset, a weight slot, the thread pool or the row count.
+        # Every other statement is a pointer from a constant offset, a weight slot, the thread pool or the row count
+        # (comments mark the model's blocks).
         for line in body.strip().splitlines():
             line = line.strip()
-            if line.startswith("saguaro::kernels::") or line == "return;":
+            if line.startswith("saguaro::kernels::") or line.startswith("// ") or line == "return;":
                 continue
             if not re.fullmatch(r"(float\*|uint16_t\*|const void\*|const int32_t\*|int32_t|"
                                 r"const saguaro::kernels::Parallel\*) v\d+ = "
