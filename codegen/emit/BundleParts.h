@@ -1,9 +1,9 @@
 //===- BundleParts.h - the parts of the bundle writer ----------------------------------===//
 //
 // emitBundle (EmitBundle.cpp) writes a bundle from these parts, one file each: the module facts
-// they all read (ModuleFacts.cpp), weights.sgw (WeightBlob.cpp), model.cpp (ModelSource.cpp),
-// manifest.json (Manifest.cpp), and the fixed files CMakeLists.txt (with TargetFlags.cpp's
-// flags), model.h and main.cpp (BundleTemplates.cpp).
+// they all read (ModuleFacts.cpp), weights.sgw (WeightBlob.cpp), model.cpp (ModelSource.cpp,
+// with NamedCpp.cpp naming its values), manifest.json (Manifest.cpp), and the fixed files
+// CMakeLists.txt (with TargetFlags.cpp's flags), model.h and main.cpp (BundleTemplates.cpp).
 //
 //===------------------------------------------------------------------------------------===//
 #ifndef SAGUARO_CODEGEN_EMIT_BUNDLEPARTS_H
@@ -66,8 +66,11 @@ struct ModuleFacts {
 llvm::Expected<uint64_t> writeWeights(llvm::StringRef path, llvm::StringRef bundleDir, const ModuleFacts &facts,
                                       const BundleInputs &in);
 
-/// model.cpp: the weight table and ModelSpec, then the EmitC entry points.
+/// model.cpp: the weight table and ModelSpec, then the EmitC entry points with their values named.
 llvm::Expected<std::string> modelSource(mlir::ModuleOp m, const ModuleFacts &facts, const BundleInputs &in);
+
+/// The C++ text of `m` (EmitC), each value by the name its location gives (`NameLoc`), not `v1`, `v2`, ...
+llvm::Expected<std::string> translateToNamedCpp(mlir::ModuleOp m);
 
 /// manifest.json for people to read: model, target, tensors and their layouts, memory plan, taps.
 llvm::json::Value manifest(mlir::ModuleOp m, const ModuleFacts &facts, const BundleInputs &in, uint64_t blobBytes);

@@ -9,7 +9,6 @@
 
 #include "mlir/Dialect/EmitC/IR/EmitC.h"
 #include "mlir/IR/Builders.h"
-#include "mlir/Target/Cpp/CppEmitter.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -77,9 +76,5 @@ llvm::Expected<std::string> bundle::modelSource(ModuleOp m, const ModuleFacts &f
   b.setInsertionPointToStart(m.getBody());
   b.create<emitc::IncludeOp>(m.getLoc(), "model.h", false);
   b.create<emitc::VerbatimOp>(m.getLoc(), specSource(facts, in));
-  std::string cpp;
-  llvm::raw_string_ostream os(cpp);
-  if (failed(emitc::translateToCpp(m, os)))
-    return llvm::createStringError(llvm::inconvertibleErrorCode(), "EmitC translation to C++ failed");
-  return cpp;
+  return translateToNamedCpp(m);
 }
