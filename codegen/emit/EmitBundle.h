@@ -2,18 +2,42 @@
 #ifndef SAGUARO_CODEGEN_EMIT_EMITBUNDLE_H
 #define SAGUARO_CODEGEN_EMIT_EMITBUNDLE_H
 
-#include "compiler/import/ModelDesc.h"
-#include "mlir/IR/BuiltinOps.h"
+#include "saguaro/model_abi.h"
 
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/Error.h"
+
+#include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace saguaro {
 
+/// The model as a bundle states it: model.cpp's ModelSpec and manifest.json's "model".
+struct BundleModel {
+  std::string name;         // e.g. "stories260K"
+  std::string architecture; // llama2c, llama, qwen3, gemma3
+  int64_t dim = 0, hidden = 0, layers = 0, heads = 0, kvHeads = 0, headDim = 0, vocab = 0;
+  int64_t maxSeq = 0;           // longest sequence the KV cache holds
+  std::vector<int64_t> windows; // each layer's attention window (0: full causal attention); may be empty
+  bool probe = false;           // the module has a probe entry point (saguaro_model_probe)
+};
+
+/// A stored tensor as the bundle writes it: its bytes stay owned by the caller until emitBundle returns.
+struct BundleTensor {
+  std::vector<int64_t> shape;
+  DType dtype = DType::F32; // F32, F16 or U8
+  const void *data = nullptr;
+  uint64_t bytes = 0;
+};
+
 /// What the bundle writer needs besides the lowered module.
 struct BundleInputs {
-  const ImportedModel *model = nullptr;
+  BundleModel model;
+  /// The stored tensor of a name (weights, quantized codes and norms, codebooks), or none.
+  std::function<std::optional<BundleTensor>(llvm::StringRef name)> tensor;
   std::string target = "generic";
   int64_t prefillChunk = 0;
   std::string runtimeSourceDir; // the Saguaro checkout whose runtime-min and kernels are copied

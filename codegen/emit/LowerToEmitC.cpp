@@ -4,8 +4,16 @@
 // the model ABI. What comes out is straight-line C++ — pointers computed from constant
 // offsets and calls with constant template shapes — with no dispatch at run time.
 //
+// The code is meant to be read, too. Each block of the model starts with a comment
+// (`// layer 3: mlp`), each value is located at the C++ name it gets (`x_l3_mlp_gate`, from
+// the kern op's location, see dialects/common/ValueNames.h; `w_layers_3_wq`; `kv_l3_k`; the
+// ABI's `state`, `rows`, `pos0`, ...); the bundle writer gives the values those names.
+//
 //===------------------------------------------------------------------------------------===//
 #include "codegen/emit/Passes.h"
+
+#include "codegen/emit/CppNames.h"
+#include "dialects/common/ValueNames.h"
 
 #include "mlir/IR/Builders.h"
 #include "saguaro/kernels/layouts.h"
@@ -61,15 +69,24 @@ private:
     }
     return b.create<emitc::LiteralOp>(fn.getLoc(), type, text);
   }
-  Value opaqueCall(Type result, StringRef callee, ValueRange operands, ArrayRef<Attribute> args) {
-    return b.create<emitc::CallOpaqueOp>(fn.getLoc(), TypeRange{result}, callee, operands,
-                                         b.getArrayAttr(args), ArrayAttr())
+  /// The location naming a value `name` (made a fresh C++ identifier of this function).
+  Location named(StringRef name) { return NameLoc::get(b.getStringAttr(cppNames.fresh(name))); }
+  Value opaqueCall(StringRef name, Type result, StringRef callee, ValueRange operands, ArrayRef<Attribute> args) {
+    return b.create<emitc::CallOpaqueOp>(named(name), TypeRange{result}, callee, operands, b.getArrayAttr(args),
+                                         ArrayAttr())
         .getResult(0);
   }
   /// `base + elements` as an EmitC pointer addition (of base's pointer type).
-  Value offsetPointer(Value base, int64_t elements) {
-    return b.create<emitc::AddOp>(fn.getLoc(), base.getType(), base,
-                                  literal(t.i64, b.getI64IntegerAttr(elements)));
+  Value offsetPointer(StringRef name, Value base, int64_t elements) {
+    return b.create<emitc::AddOp>(named(name), base.getType(), base, literal(t.i64, b.getI64IntegerAttr(elements)));
+  }
+  /// `// <block>` where a kern op starts another block of the model than the ops before it.
+  void blockComment(Operation &op) {
+    StringRef block = names::blockOf(op.getLoc());
+    if (block.empty() || block == currentBlock)
+      return;
+    b.create<emitc::VerbatimOp>(op.getLoc(), b.getStringAttr("// " + commentText(block)));
+    currentBlock = block;
   }
   Value weight(StringRef name);
   FailureOr<Value> argument(kern::CallOp call, Attribute arg, ValueRange buffers);
@@ -89,6 +106,8 @@ private:
   OpBuilder b;
   AbiTypes t;
   llvm::MapVector<StringRef, int64_t> &slots;
+  CppNames cppNames;      // the names given in this function
+  StringRef currentBlock; // the block the last comment started
   Value state, arena, kv;
   llvm::StringMap<Value> params;
   DenseMap<Value, Value> pointers;        // kern.alloc -> arena pointer
@@ -101,7 +120,7 @@ Value EntryEmitter::weight(StringRef name) {
   if (found != weightPointers.end())
     return found->second;
   int64_t slot = slots.insert({name, static_cast<int64_t>(slots.size())}).first->second;
-  Value ptr = opaqueCall(t.weightPtr, "weight_of", state,
+  Value ptr = opaqueCall(weightVariable(name), t.weightPtr, "weight_of", state,
                          {b.getIndexAttr(0), b.getI32IntegerAttr(static_cast<int32_t>(slot))});
   weightPointers[name] = ptr;
   return ptr;
@@ -114,7 +133,7 @@ FailureOr<Value> EntryEmitter::argument(kern::CallOp call, Attribute arg, ValueR
     // The thread pool is fetched from the state where a kernel first asks for it (straight-line code: it then
     // dominates every later use).
     if (p.getName() == "parallel" && !params.count("parallel"))
-      params["parallel"] = opaqueCall(t.parallelPtr, "parallel_of", state, {b.getIndexAttr(0)});
+      params["parallel"] = opaqueCall("parallel", t.parallelPtr, "parallel_of", state, {b.getIndexAttr(0)});
     Value v = params.lookup(p.getName());
     if (!v)
       return call.emitOpError() << "runtime parameter \"" << p.getName()
@@ -125,8 +144,16 @@ FailureOr<Value> EntryEmitter::argument(kern::CallOp call, Attribute arg, ValueR
     return weight(w.getName());
   if (auto k = dyn_cast<kern::KvAttr>(arg)) {
     Value &ptr = kvPointers[k.getOffset()];
-    if (!ptr)
-      ptr = offsetPointer(kv, k.getOffset());
+    if (!ptr) {
+      // Named after the call that first reads it (kv_store_f32 of `kv_l3`): its first KV argument is K, then V.
+      size_t nth = 0;
+      for (Attribute a : call.getArgs()) {
+        if (a == arg)
+          break;
+        nth += isa<kern::KvAttr>(a);
+      }
+      ptr = offsetPointer(kvVariable(names::valueOf(call.getLoc()), nth), kv, k.getOffset());
+    }
     return ptr;
   }
   if (auto f = dyn_cast<FloatAttr>(arg)) {
@@ -154,9 +181,17 @@ LogicalResult EntryEmitter::run(StringRef kind) {
   Block *body = entry.addEntryBlock();
   b.setInsertionPointToStart(body);
 
+  static constexpr const char *kPrefillArgs[] = {"state", "tokens", "rows", "pos0", "logits", "all_logits"};
+  static constexpr const char *kProbeArgs[] = {"state", "hidden", "rows", "p_wrong"};
+  static constexpr const char *kDecodeArgs[] = {"state", "token", "pos0", "logits"};
+  ArrayRef<const char *> argNames = prefill ? ArrayRef(kPrefillArgs)
+                                    : probe ? ArrayRef(kProbeArgs)
+                                            : ArrayRef(kDecodeArgs);
+  for (auto [arg, name] : llvm::zip_equal(body->getArguments(), argNames))
+    arg.setLoc(named(name));
   state = body->getArgument(0);
-  arena = opaqueCall(t.floatPtr, "arena_of", state, {b.getIndexAttr(0)});
-  kv = opaqueCall(t.kvPtr, "kv_of", state, {b.getIndexAttr(0)});
+  arena = opaqueCall("arena", t.floatPtr, "arena_of", state, {b.getIndexAttr(0)});
+  kv = opaqueCall("kv", t.kvPtr, "kv_of", state, {b.getIndexAttr(0)});
   if (probe) {
     params["hidden"] = body->getArgument(1);
     params["rows"] = body->getArgument(2);
@@ -168,10 +203,10 @@ LogicalResult EntryEmitter::run(StringRef kind) {
     params["logits"] = body->getArgument(4);
     params["all_logits"] = body->getArgument(5);
     params["logit_rows"] = b.create<emitc::ConditionalOp>(
-        fn.getLoc(), t.i32, body->getArgument(5), body->getArgument(2),
+        named("logit_rows"), t.i32, body->getArgument(5), body->getArgument(2),
         literal(t.i32, b.getI32IntegerAttr(1)));
   } else {
-    params["tokens"] = b.create<emitc::ApplyOp>(fn.getLoc(), t.tokenPtr, "&", body->getArgument(1));
+    params["tokens"] = b.create<emitc::ApplyOp>(named("tokens"), t.tokenPtr, "&", body->getArgument(1));
     params["pos0"] = body->getArgument(2);
     params["logits"] = body->getArgument(3);
     params["rows"] = params["logit_rows"] = literal(t.i32, b.getI32IntegerAttr(1));
@@ -179,10 +214,12 @@ LogicalResult EntryEmitter::run(StringRef kind) {
   }
 
   for (Operation &op : fn.getBody().front()) {
+    blockComment(op);
     if (auto alloc = dyn_cast<kern::AllocOp>(op)) {
       if (!alloc.getOffset())
         return alloc.emitOpError("has no planned offset; run kern-plan-memory first");
-      pointers[alloc] = offsetPointer(arena, *alloc.getOffset() / 4); // bytes -> floats
+      StringRef name = names::valueOf(alloc.getLoc());
+      pointers[alloc] = offsetPointer(name.empty() ? "buf" : name, arena, *alloc.getOffset() / 4); // bytes -> floats
       continue;
     }
     if (auto call = dyn_cast<kern::CallOp>(op)) {

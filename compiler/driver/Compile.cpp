@@ -3,6 +3,7 @@
 
 #include "codegen/emit/EmitBundle.h"
 #include "compiler/import/GraphBuilder.h"
+#include "compiler/import/ModelDesc.h"
 #include "ChatCompiler.h"
 #include "compiler/tokenizer/TokenizerSource.h"
 #include "compiler/driver/Calibrate.h"
@@ -117,6 +118,18 @@ llvm::Error importChatTemplate(const CompileOptions &o, BundleInputs &in, std::v
 } // namespace
 
 namespace {
+/// What the bundle states about the model.
+BundleModel bundleModel(const ModelDesc &d) {
+  BundleModel m;
+  m.name = d.name, m.architecture = d.architecture;
+  m.dim = d.dim, m.hidden = d.hidden, m.layers = d.layers, m.heads = d.heads, m.kvHeads = d.kvHeads;
+  m.headDim = d.headDim, m.vocab = d.vocab, m.maxSeq = d.maxSeq;
+  for (const LayerAttention &a : d.layerAttention)
+    m.windows.push_back(a.window);
+  m.probe = d.probe.h > 0;
+  return m;
+}
+
 /// Folds a trained probe file into the model: its widths, its layer's hidden tap and its weights as "probe.*".
 llvm::Error addProbe(const CompileOptions &o, ImportedModel &model) {
   ModelDesc &d = model.desc;
@@ -234,7 +247,14 @@ llvm::Error saguaro::compileBundle(const CompileOptions &o, const std::string &o
                                   llvm::Twine(d.maxSeq));
 
   BundleInputs in;
-  in.model = &model;
+  in.model = bundleModel(model.desc);
+  in.tensor = [&model](llvm::StringRef name) -> std::optional<BundleTensor> {
+    const StoredTensor *t = model.weights.find(name);
+    if (!t)
+      return std::nullopt;
+    // StoredType's values are the model ABI's DType values.
+    return BundleTensor{t->shape, static_cast<DType>(t->type), t->bytesData(), t->bytes()};
+  };
   in.target = o.target;
   in.prefillChunk = chunk;
   in.runtimeSourceDir = SAGUARO_SOURCE_DIR;

@@ -2,6 +2,8 @@
 - compiling the same inputs twice gives byte-identical bundles;
 - model.cpp is straight-line: no loops, branches, switches or shape arithmetic, only kernel calls
   whose shapes are literal template arguments;
+- model.cpp reads as the model: a comment starts each layer's attention and MLP, and values are named after what
+  they hold (x_l3_attn_out, kv_l3_k, w_layers_3_wq), none by the emitter's v1, v2, ...;
 - the memory plan in manifest.json never places two simultaneously live buffers on the same bytes;
 - after init, prefill and decode allocate nothing (a counting operator new around generation);
 - with ccache installed, a second bundle compiles nothing the first one compiled (its CMakeLists routes the
@@ -51,18 +53,39 @@ def check_straight_line(model_cpp):
             for arg in targs.split(","):
                 if not re.fullmatch(r"\s*(-?\d+|true|false)\s*", arg):
                     raise SystemExit(f"FAIL: {name} has a non-literal template argument '{arg}'")
-        # Every other statement is a pointer from a constant offset, a weight slot, the thread pool or the row count.
+        # Every other statement is a pointer from a constant offset, a weight slot, the thread pool or the row count
+        # (comments mark the model's blocks).
+        ident = r"[A-Za-z_]\w*"
         for line in body.strip().splitlines():
             line = line.strip()
-            if line.startswith("saguaro::kernels::") or line == "return;":
+            if line.startswith("saguaro::kernels::") or line.startswith("// ") or line == "return;":
                 continue
-            if not re.fullmatch(r"(float\*|uint16_t\*|const void\*|const int32_t\*|int32_t|"
-                                r"const saguaro::kernels::Parallel\*) v\d+ = "
-                                r"(v\d+ \+ \d+|weight_of\(v1, \d+\)|arena_of\(v1\)|kv_of\(v1\)|parallel_of\(v1\)|&v\d+|"
-                                r"v\d+ \? v\d+ : 1);", line):
+            if not re.fullmatch(rf"(float\*|uint16_t\*|const void\*|const int32_t\*|int32_t|"
+                                rf"const saguaro::kernels::Parallel\*) {ident} = "
+                                rf"({ident} \+ \d+|weight_of\(state, \d+\)|arena_of\(state\)|kv_of\(state\)|"
+                                rf"parallel_of\(state\)|&{ident}|{ident} \? {ident} : 1);", line):
                 raise SystemExit(f"FAIL: unexpected statement in generated code: {line}")
     print(f"straight-line: {sum(len(re.findall('saguaro::kernels::', b)) for b in bodies)} kernel calls, "
           "no loops or branches")
+
+
+def check_readable(model_cpp, layers):
+    """Each entry point comments every layer's attention and MLP in order, and names its values."""
+    text = open(model_cpp).read()
+    bodies = re.findall(r"void saguaro_model_(?:prefill|decode)\([^)]*\) \{(.*?)\n\}", text, re.S)
+    for body in bodies:
+        comments = re.findall(r"^  // (.*)$", body, re.M)
+        expected = ["embedding"] + [f"layer {l}: {b}" for l in range(layers) for b in ("attention", "mlp")] + ["output"]
+        if comments != expected:
+            raise SystemExit(f"FAIL: the block comments of an entry point are {comments}, expected {expected}")
+        for l in range(layers):
+            for value in (f"x_l{l}_attn_norm", f"x_l{l}_q", f"kv_l{l}_k", f"kv_l{l}_v", f"x_l{l}_attn_out",
+                          f"x_l{l}_mlp_gate", f"x_l{l}_mlp", f"w_layers_{l}_wq"):
+                if not re.search(rf"\b{value} = ", body):
+                    raise SystemExit(f"FAIL: an entry point declares no value named {value}")
+        if re.search(r"\bv\d+\b", body):
+            raise SystemExit("FAIL: an entry point still has values named by the emitter (v1, v2, ...)")
+    print(f"readable: {layers} layers commented and their values named in both entry points")
 
 
 def check_memory_plan(manifest_path):
@@ -135,6 +158,7 @@ def main():
         common.run([args.saguaro, "compile", model, "--tokenizer", tok, "-o", out], args)
     check_identical(a, b)
     check_straight_line(os.path.join(a, "model.cpp"))
+    check_readable(os.path.join(a, "model.cpp"), json.load(open(os.path.join(a, "manifest.json")))["model"]["layers"])
     check_memory_plan(os.path.join(a, "manifest.json"))
 
     # Build the bundle (through `saguaro run`), then link the allocation probe against it.

@@ -10,6 +10,7 @@
 #include "dialects/cq/Transforms/Passes.h"
 
 #include "codegen/kernels/include/saguaro/kernels/cq_format.h"
+#include "dialects/common/ValueNames.h"
 #include "mlir/IR/Builders.h"
 
 namespace saguaro::cq {
@@ -48,15 +49,16 @@ struct QuantizePass : cq::impl::QuantizeBase<QuantizePass> {
     return cq::CodebookAttr::get(&getContext(), bits, cq::groupSize(k));
   }
 
-  /// A linear product as cq.matmul or llm.linear, by the weight's bits.
-  FailureOr<Value> product(OpBuilder &b, Operation *at, Value x, llm::WeightAttr w, RankedTensorType type) {
+  /// A linear product as cq.matmul or llm.linear, by the weight's bits, located at `loc`.
+  FailureOr<Value> product(OpBuilder &b, Operation *at, Location loc, Value x, llm::WeightAttr w,
+                           RankedTensorType type) {
     FailureOr<int64_t> bw = bitsFor(at, w);
     if (failed(bw))
       return failure();
     int64_t k = cast<RankedTensorType>(x.getType()).getDimSize(1);
     if (isFloat(*bw))
-      return b.create<llm::LinearOp>(at->getLoc(), type, x, w).getResult();
-    return b.create<cq::MatmulOp>(at->getLoc(), type, x, w, codebook(*bw, k)).getResult();
+      return b.create<llm::LinearOp>(loc, type, x, w).getResult();
+    return b.create<cq::MatmulOp>(loc, type, x, w, codebook(*bw, k)).getResult();
   }
 
   LogicalResult rewrite(Operation *op) {
@@ -65,7 +67,7 @@ struct QuantizePass : cq::impl::QuantizeBase<QuantizePass> {
       FailureOr<int64_t> bw = bitsFor(op, l.getWeight());
       if (failed(bw) || isFloat(*bw))
         return failed(bw) ? failure() : success();
-      FailureOr<Value> y = product(b, op, l.getInput(), l.getWeight(), l.getType());
+      FailureOr<Value> y = product(b, op, op->getLoc(), l.getInput(), l.getWeight(), l.getType());
       if (failed(y))
         return failure();
       l.replaceAllUsesWith(*y);
@@ -80,12 +82,14 @@ struct QuantizePass : cq::impl::QuantizeBase<QuantizePass> {
         return success();
       auto in = cast<RankedTensorType>(m.getType());
       auto hiddenType = RankedTensorType::get({in.getDimSize(0), m.getHidden()}, in.getElementType());
-      FailureOr<Value> gate = product(b, op, m.getInput(), m.getGate(), hiddenType);
-      FailureOr<Value> up = product(b, op, m.getInput(), m.getUp(), hiddenType);
+      // The parts are named as llm-lower-to-kern names the buffers of an unsplit MLP (`x_l3_mlp_gate`, ...).
+      Location loc = op->getLoc();
+      FailureOr<Value> gate = product(b, op, names::derived(loc, "gate"), m.getInput(), m.getGate(), hiddenType);
+      FailureOr<Value> up = product(b, op, names::derived(loc, "up"), m.getInput(), m.getUp(), hiddenType);
       if (failed(gate) || failed(up))
         return failure();
-      Value h = b.create<llm::GluOp>(op->getLoc(), *gate, *up, m.getActAttr());
-      FailureOr<Value> down = product(b, op, h, m.getDown(), in);
+      Value h = b.create<llm::GluOp>(names::derived(loc, "act"), *gate, *up, m.getActAttr());
+      FailureOr<Value> down = product(b, op, loc, h, m.getDown(), in);
       if (failed(down))
         return failure();
       m.replaceAllUsesWith(*down);

@@ -38,8 +38,9 @@ struct FuseAddIntoNorm : OpRewritePattern<RmsNormOp> {
       return rewriter.notifyMatchFailure(norm, "no operand of the add can be overwritten");
 
     rewriter.setInsertionPoint(add);
+    // Located at both; the norm's location (last) names the normalized value and its block.
     auto fused = rewriter.create<AddRmsNormOp>(
-        add.getLoc(), TypeRange{add.getType(), norm.getType()}, residual, delta,
+        rewriter.getFusedLoc({add.getLoc(), norm.getLoc()}), TypeRange{add.getType(), norm.getType()}, residual, delta,
         norm.getWeightAttr(), norm.getEpsAttr(), norm.getAddOneAttr());
     rewriter.replaceOp(norm, fused.getNormed());
     rewriter.replaceOp(add, fused.getSum());

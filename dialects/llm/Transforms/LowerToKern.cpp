@@ -3,13 +3,16 @@
 // Turns each llm entry point into straight-line kernel calls over arena buffers. Tensor
 // values become `kern.alloc` buffers; ops that the kernels compute in place (q/k norms,
 // RoPE, residual adds) reuse their operand's buffer. The result is still unplanned:
-// `kern-plan-memory` assigns the offsets.
+// `kern-plan-memory` assigns the offsets. Buffers and calls keep the location of the op they
+// come from; a buffer an op needs besides its result is named after it (dialects/common/
+// ValueNames.h): the attention scores of `x_l3_attn` are `x_l3_attn_scores`.
 //
 //===------------------------------------------------------------------------------------===//
 #include "dialects/llm/Transforms/Passes.h"
 
 #include "dialects/cq/IR/CqDialect.h"
 #include "dialects/cq/Transforms/Passes.h"
+#include "dialects/common/ValueNames.h"
 #include "dialects/kern/IR/KernelCatalogue.h"
 
 #include "mlir/IR/Builders.h"
@@ -96,6 +99,7 @@ private:
       return r;
     auto type = cast<RankedTensorType>(x.getType());
     int64_t k = type.getDimSize(1), g = cq::groupSize(k);
+    loc = names::derived(x.getLoc(), "rot"); // `x_l3_attn_norm_rot`, in the block of x
     r = alloc(loc, {type.getDimSize(0), (k + g - 1) / g * g});
     call(loc, kern::kCqRotateF32, {i64(k)}, {buffers.lookup(x), r},
          {param("rows"), buffer(0), buffer(1), param("parallel")});  // prefill splits its rows over the threads
@@ -110,6 +114,7 @@ private:
     Value r = rotated(loc, x);
     auto type = cast<RankedTensorType>(x.getType());
     int64_t k = type.getDimSize(1), g = cq::groupSize(k), groups = (k + g - 1) / g;
+    loc = names::derived(x.getLoc(), "i8");
     q = alloc(loc, {type.getDimSize(0), (groups * g + 8 * groups) / 4});
     call(loc, kern::kCqQuantizeActI8, {i64(k)}, {r, q}, {param("rows"), buffer(0), buffer(1)});
     return q;
@@ -221,10 +226,12 @@ LogicalResult FunctionLowering::lower(Operation *op) {
         int64_t kvDim = a.getKvHeads() * a.getHeadDim();
         int64_t kOffset = kv.offset.at(a.getLayer()), vOffset = kOffset + maxSeq * kvDim;
         // Caches are head-major, [kv_heads][max_seq][head_dim] (generic/attention.h).
-        call(loc, kern::kKvStoreF32, {a.getKvHeadsAttr(), a.getHeadDimAttr(), i64(maxSeq)},
+        // Named after the cache it fills: kern-lower-to-emitc calls its K and V pointers kv_l3_k and kv_l3_v.
+        call(names::renamed(loc, "kv_l" + Twine(a.getLayer())), kern::kKvStoreF32,
+             {a.getKvHeadsAttr(), a.getHeadDimAttr(), i64(maxSeq)},
              {buffers.lookup(a.getK()), buffers.lookup(a.getV())},
              {rows, pos0, buffer(0), buffer(1), kvAt(kOffset), kvAt(vOffset)});
-        Value scratch = alloc(loc, {maxSeq});
+        Value scratch = alloc(names::derived(loc, "scores"), {maxSeq});
         Value out = allocLike(loc, a);
         // A zero scale means "divide by sqrt(head_dim)", llama2.c's exact float operation.
         bool divide = a.getScale().isZero();
@@ -241,7 +248,8 @@ LogicalResult FunctionLowering::lower(Operation *op) {
         int64_t rowsStatic = cast<RankedTensorType>(m.getType()).getDimSize(0);
         int64_t dim = features(m), hidden = m.getHidden();
         Value x = buffers.lookup(m.getInput());
-        Value gate = alloc(loc, {rowsStatic, hidden}), up = alloc(loc, {rowsStatic, hidden});
+        Value gate = alloc(names::derived(loc, "gate"), {rowsStatic, hidden}),
+              up = alloc(names::derived(loc, "up"), {rowsStatic, hidden});
         call(loc, floatKernel(kern::kMatmulF32, kern::kMatmulF16, m.getGate()), {i64(dim), i64(hidden)}, {x, gate},
              {rows, buffer(0), weight(m.getGate()), buffer(1), param("parallel")});
         call(loc, floatKernel(kern::kMatmulF32, kern::kMatmulF16, m.getUp()), {i64(dim), i64(hidden)}, {x, up},
@@ -272,7 +280,8 @@ LogicalResult FunctionLowering::lower(Operation *op) {
       })
       .Case([&](ProbeHeadOp p) {
         int64_t maxRows = cast<RankedTensorType>(p.getInput().getType()).getDimSize(0), h = p.getH();
-        Value z = alloc(loc, {maxRows, h}), scores = alloc(loc, {maxRows});
+        Value z = alloc(names::derived(loc, "z"), {maxRows, h}),
+              scores = alloc(names::derived(loc, "scores"), {maxRows});
         SmallVector<Attribute> args = {rows, param("hidden")};
         for (const char *name : {"gamma", "beta", "w0", "b0", "query", "w1", "b1", "w2", "b2", "w3", "b3"})
           args.push_back(kern::WeightAttr::get(b.getContext(), (p.getPrefix() + name).str()));
