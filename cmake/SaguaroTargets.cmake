@@ -5,7 +5,7 @@ set(SAGUARO_TARGETS_HEADER "${CMAKE_CURRENT_LIST_DIR}/../codegen/kernels/include
 # saguaro_target_flags(NAME OUT): OUT = the compiler flags of target NAME, as a list; fails for an unknown name.
 function(saguaro_target_flags name out)
   file(READ "${SAGUARO_TARGETS_HEADER}" table)
-  string(REGEX MATCH "{\"${name}\", TargetArch::[a-z0-9_]+, \"([^\"]*)\"" row "${table}")
+  string(REGEX MATCH "{\"${name}\",[ \t\n]*TargetArch::[a-z0-9_]+,[ \t\n]*\"([^\"]*)\"" row "${table}")
   if(NOT row)
     message(FATAL_ERROR "saguaro_target_flags: '${name}' is not a row of ${SAGUARO_TARGETS_HEADER}")
   endif()

@@ -65,7 +65,7 @@ def cpu_flags():
 def target_flags(args, target):
     """The compiler flags of `target`, read from the compiler's one target table (kernels/targets.h)."""
     header = os.path.join(args.source_dir, "codegen", "kernels", "include", "saguaro", "kernels", "targets.h")
-    match = re.search(r'\{"' + re.escape(target) + r'", TargetArch::\w+, "([^"]*)"', open(header).read())
+    match = re.search(r'\{"' + re.escape(target) + r'",\s*TargetArch::\w+,\s*"([^"]*)"', open(header).read())
     if not match:
         raise SystemExit(f"FAIL: {target} is not a row of {header}")
     return match.group(1)

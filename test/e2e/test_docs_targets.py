@@ -7,7 +7,7 @@ import re
 
 import common
 
-ROW = re.compile(r'\{"([^"]+)", TargetArch::(\w+), "([^"]*)",\s*"([^"]*)", "([^"]*)"\}', re.S)
+ROW = re.compile(r'\{"([^"]+)",\s*TargetArch::(\w+),\s*"([^"]*)",\s*"([^"]*)",\s*"([^"]*)"\}', re.S)
 
 
 def header_rows(args):
