@@ -1,20 +1,18 @@
 //===- Features.h - `saguaro features` and `saguaro bench audio` -----------------------===//
 //
-// The front-end commands of the driver. Each takes the whole command line (argv[0] is the
-// program, argv[1] "features" or "bench", argv[2] "audio" or "image") and returns the exit code.
-//
-//   saguaro features audio FILE --mel whisper-80|whisper-128|gemma [--pad-30s] [--config preprocessor_config.json] [--pcm-only] -o OUT.npy
-//   saguaro features image FILE [--decode-only] [--config preprocessor_config.json] -o OUT.npy
-//   saguaro bench audio [FILE] [--runs N] [--json]
+// The front-end commands of the driver (their options: the command table in main.cpp). Each
+// takes the parsed arguments and returns the exit code.
 //
 //===------------------------------------------------------------------------------------===//
 #ifndef SAGUARO_COMPILER_DRIVER_FEATURES_H
 #define SAGUARO_COMPILER_DRIVER_FEATURES_H
 
+#include "compiler/driver/CommandLine.h"
+
 namespace saguaro {
-int runFeaturesAudio(int argc, char **argv);
-int runFeaturesImage(int argc, char **argv);
-int runBenchAudio(int argc, char **argv);
+int runFeaturesAudio(const cli::Args &args);
+int runFeaturesImage(const cli::Args &args);
+int runBenchAudio(const cli::Args &args);
 } // namespace saguaro
 
 #endif

@@ -29,47 +29,6 @@ int fail(const std::string &message) {
   return 1;
 }
 
-const char *kFeaturesUsage =
-    "usage: saguaro features audio FILE --mel whisper-80|whisper-128|gemma [--pad-30s] "
-    "[--config preprocessor_config.json] [--pcm-only] -o OUT.npy";
-
-struct FeaturesOptions {
-  std::string input, output, mel, config;
-  bool pad30s = false, pcmOnly = false;
-};
-
-/// Parses argv[3..]; returns an error message or "".
-std::string parseFeatures(int argc, char **argv, FeaturesOptions &o) {
-  for (int i = 3; i < argc; ++i) {
-    std::string a = argv[i];
-    auto value = [&](std::string &out) {
-      if (i + 1 >= argc)
-        return false;
-      out = argv[++i];
-      return true;
-    };
-    if (a == "--mel" || a == "-o" || a == "--config") {
-      if (!value(a == "--mel" ? o.mel : a == "-o" ? o.output : o.config))
-        return a + " needs a value";
-    } else if (a == "--pad-30s") {
-      o.pad30s = true;
-    } else if (a == "--pcm-only") {
-      o.pcmOnly = true;
-    } else if (!a.empty() && a[0] == '-') {
-      return "unknown option '" + a + "'";
-    } else if (o.input.empty()) {
-      o.input = a;
-    } else {
-      return "unexpected argument '" + a + "'";
-    }
-  }
-  if (o.input.empty() || o.output.empty())
-    return "features audio needs FILE and -o OUT.npy";
-  if (o.mel.empty() && o.config.empty())
-    return "features audio needs --mel PRESET or --config preprocessor_config.json";
-  return "";
-}
-
 /// A deterministic 30 s test signal for `bench audio` without a file: a chirp plus low noise.
 std::vector<float> syntheticSpeechLike(size_t n, double rate) {
   std::vector<float> s(n);
@@ -84,47 +43,40 @@ std::vector<float> syntheticSpeechLike(size_t n, double rate) {
 }
 } // namespace
 
-int saguaro::runFeaturesAudio(int argc, char **argv) {
-  FeaturesOptions o;
-  if (std::string err = parseFeatures(argc, argv, o); !err.empty())
-    return fail(err + "\n" + kFeaturesUsage);
+int saguaro::runFeaturesAudio(const cli::Args &args) {
+  const std::string input = args.positional.empty() ? "" : args.positional[0], output = args.value("-o");
+  const std::string mel = args.value("--mel"), configFile = args.value("--config");
+  if (input.empty() || output.empty())
+    return fail("features audio needs FILE and -o OUT.npy\n" + cli::usageLine(*args.command));
+  if (mel.empty() && configFile.empty())
+    return fail("features audio needs --mel PRESET or --config preprocessor_config.json\n" +
+                cli::usageLine(*args.command));
   audio::Result<audio::LogMelConfig> config =
-      audio::makeConfig(o.mel.empty() ? "whisper-80" : o.mel, o.config, o.pad30s);
+      audio::makeConfig(mel.empty() ? "whisper-80" : mel, configFile, args.has("--pad-30s"));
   if (!config.ok())
     return fail(config.error);
   std::string err;
-  if (o.pcmOnly) {
-    audio::Result<std::vector<float>> pcm = audio::loadAudio(o.input, config.value.sampleRate);
+  if (args.has("--pcm-only")) {
+    audio::Result<std::vector<float>> pcm = audio::loadAudio(input, config.value.sampleRate);
     if (!pcm.ok())
       return fail(pcm.error);
-    if (!write_npy_f32(o.output, pcm.value, 1, pcm.value.size(), &err))
+    if (!write_npy_f32(output, pcm.value, 1, pcm.value.size(), &err))
       return fail(err);
     return 0;
   }
-  audio::Result<audio::Features> features = audio::extractFeatures(o.input, config.value);
+  audio::Result<audio::Features> features = audio::extractFeatures(input, config.value);
   if (!features.ok())
     return fail(features.error);
   const audio::Features &f = features.value;
-  if (!write_npy_f32(o.output, f.data, f.nMels, f.nFrames, &err))
+  if (!write_npy_f32(output, f.data, f.nMels, f.nFrames, &err))
     return fail(err);
   return 0;
 }
 
-int saguaro::runBenchAudio(int argc, char **argv) {
-  std::string input;
-  bool json = false;
-  int runs = 20;
-  for (int i = 3; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--json")
-      json = true;
-    else if (a == "--runs" && i + 1 < argc)
-      runs = std::max(1, std::atoi(argv[++i]));
-    else if (!a.empty() && a[0] != '-' && input.empty())
-      input = a;
-    else
-      return fail("usage: saguaro bench audio [FILE] [--runs N] [--json]");
-  }
+int saguaro::runBenchAudio(const cli::Args &args) {
+  const std::string input = args.positional.empty() ? "" : args.positional[0];
+  const bool json = args.has("--json");
+  const int runs = std::max(1, std::atoi(args.value("--runs", "20").c_str()));
   audio::LogMelConfig config = audio::LogMelConfig::whisper(80);
   const size_t n = config.chunkSamples; // 30 s at 16 kHz
   std::vector<float> samples;

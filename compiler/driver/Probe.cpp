@@ -1,8 +1,8 @@
 //===- Probe.cpp - `saguaro probe train|eval|calibrate` ---------------------------------===//
 //
-// Argument parsing only; the work is in probe/ (saguaro_probe). This file builds with and
-// without exceptions (the driver uses LLVM's -fno-exceptions), so it parses numbers with
-// strtod/strtoull and calls only the library's error-returning API.
+// The three commands' table entries and handlers; the work is in probe/ (saguaro_probe). This
+// file builds with and without exceptions (the driver uses LLVM's -fno-exceptions), so it parses
+// numbers with strtod/strtoull and calls only the library's error-returning API.
 //
 //===------------------------------------------------------------------------------------===//
 #include "compiler/driver/Probe.h"
@@ -20,6 +20,7 @@
 #include <vector>
 
 using namespace saguaro::probe;
+namespace cli = saguaro::cli;
 
 namespace {
 
@@ -28,14 +29,19 @@ int fail(const std::string &message) {
   return 1;
 }
 
+/// The usage lines of every `saguaro probe` command (a wrong number of arguments).
 int usage() {
-  std::fprintf(stderr,
-               "usage: saguaro probe train DATA -o PROBE [--seed S] [--h H] [--m1 M1] [--m2 M2] [--val-fraction F]\n"
-               "                        [--lr LR] [--weight-decay WD] [--dropout P] [--batch B] [--epochs E]\n"
-               "                        [--patience K] [--pos-weight W] [--verbose]\n"
-               "       saguaro probe eval PROBE DATA [--json] [--cloud-accuracy A] [--scores FILE]\n"
-               "       saguaro probe calibrate PROBE DATA --handoff-rate R [--json]\n");
+  std::fputs(cli::usageLines(saguaro::probeCommands(), "probe ").c_str(), stderr);
   return 2;
+}
+
+/// `saguaro probe` says its option errors in its own words (test/unit/probe/cli_test.cpp).
+int refuse(const cli::ParseError &error) {
+  if (error.kind == cli::ParseError::UnknownOption)
+    return fail("unknown option " + error.arg);
+  if (error.kind == cli::ParseError::MissingValue)
+    return fail(error.arg + " needs a value");
+  return usage();
 }
 
 bool parse_double(const std::string &flag, const char *text, double &out, std::string &error) {
@@ -60,57 +66,8 @@ bool parse_int(const std::string &flag, const char *text, long long min, long lo
   return true;
 }
 
-/// Positional arguments and --flag VALUE pairs; boolean flags are listed in `switches`.
-struct Args {
-  std::vector<std::string> positional;
-  std::vector<std::pair<std::string, std::string>> flags;
-  std::vector<std::string> set_switches;
-  bool has(const std::string &s) const {
-    for (const auto &x : set_switches)
-      if (x == s)
-        return true;
-    return false;
-  }
-};
-
-bool split_args(int argc, char **argv, const std::vector<std::string> &switches, const std::vector<std::string> &valued,
-                Args &args, std::string &error) {
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a.size() > 1 && a[0] == '-') {
-      bool is_switch = false, is_valued = false;
-      for (const auto &s : switches)
-        is_switch |= s == a;
-      for (const auto &v : valued)
-        is_valued |= v == a;
-      if (is_switch) {
-        args.set_switches.push_back(a);
-      } else if (is_valued) {
-        if (i + 1 >= argc) {
-          error = a + " needs a value";
-          return false;
-        }
-        args.flags.emplace_back(a, argv[++i]);
-      } else {
-        error = "unknown option " + a;
-        return false;
-      }
-    } else {
-      args.positional.push_back(a);
-    }
-  }
-  return true;
-}
-
-int run_train(int argc, char **argv) {
-  Args args;
+int run_train(const cli::Args &args) {
   std::string error;
-  if (!split_args(argc, argv, {"--verbose"}, {"-o", "--seed", "--h", "--m1", "--m2", "--val-fraction", "--lr", "--weight-decay",
-                                   "--dropout", "--batch", "--epochs", "--patience", "--pos-weight"},
-                  args, error))
-    return fail(error);
-  if (args.positional.size() != 1)
-    return usage();
   TrainOptions o;
   std::string out_path;
   // Each numeric option and the field it sets.
@@ -122,7 +79,7 @@ int run_train(int argc, char **argv) {
                                                             {"--weight-decay", &o.weight_decay},
                                                             {"--dropout", &o.dropout},
                                                             {"--pos-weight", &o.pos_weight}};
-  for (const auto &[flag, value] : args.flags) {
+  for (const auto &[flag, value] : args.given) {
     bool ok = true;
     if (flag == "-o") {
       out_path = value;
@@ -172,20 +129,15 @@ int run_train(int argc, char **argv) {
 }
 
 /// Reads PROBE and DATA (the two positional arguments).
-bool load(const Args &args, ProbeWeights &probe, ProbeData &data, std::string &error) {
+bool load(const cli::Args &args, ProbeWeights &probe, ProbeData &data, std::string &error) {
   return read_probe_file(args.positional[0], probe, error) && read_probe_data(args.positional[1], data, error);
 }
 
-int run_eval(int argc, char **argv) {
-  Args args;
+int run_eval(const cli::Args &args) {
   std::string error;
-  if (!split_args(argc, argv, {"--json"}, {"--cloud-accuracy", "--scores"}, args, error))
-    return fail(error);
-  if (args.positional.size() != 2)
-    return usage();
   EvalOptions options;
   std::string scores_path;
-  for (const auto &[flag, value] : args.flags) {
+  for (const auto &[flag, value] : args.given) {
     if (flag == "--scores") {
       scores_path = value;
       options.want_scores = true;
@@ -209,15 +161,12 @@ int run_eval(int argc, char **argv) {
   return 0;
 }
 
-int run_calibrate(int argc, char **argv) {
-  Args args;
-  std::string error;
-  if (!split_args(argc, argv, {"--json"}, {"--handoff-rate"}, args, error))
-    return fail(error);
-  if (args.positional.size() != 2 || args.flags.empty())
+int run_calibrate(const cli::Args &args) {
+  if (!args.has("--handoff-rate"))
     return usage();
+  std::string error;
   double rate = 0;
-  if (!parse_double("--handoff-rate", args.flags.back().second.c_str(), rate, error))
+  if (!parse_double("--handoff-rate", args.value("--handoff-rate").c_str(), rate, error))
     return fail(error);
   ProbeWeights probe;
   ProbeData data;
@@ -237,15 +186,41 @@ int run_calibrate(int argc, char **argv) {
 
 } // namespace
 
+const std::vector<cli::Command> &saguaro::probeCommands() {
+  static const std::vector<cli::Command> commands = {
+      {"probe train", "DATA -o PROBE [options]",
+       "train the confidence probe on collected data (held-out families excluded)",
+       {{"-o", "PROBE", "the probe file (required)"},
+        {"--seed", "S", "default 1"},
+        {"--h", "H", "width of the per-token projection; default 32"},
+        {"--m1", "M1", "width of the first MLP layer; default 128"},
+        {"--m2", "M2", "width of the second MLP layer; default 64"},
+        {"--val-fraction", "F", "validation share of the training families' samples; default 0.2"},
+        {"--lr", "LR", "Adam learning rate; default 2e-3"},
+        {"--weight-decay", "WD", "default 1e-2"},
+        {"--dropout", "P", "on both MLP layers, training only; default 0.1"},
+        {"--batch", "B", "default 32"},
+        {"--epochs", "E", "at most; default 200"},
+        {"--patience", "K", "epochs without a better validation AUROC before stopping; default 20"},
+        {"--pos-weight", "W", "weight of the wrong answers; default 0: n_right / n_wrong"},
+        {"--verbose", "", "print each epoch's loss and validation AUROC"}},
+       run_train, 1, 1, false, refuse},
+      {"probe eval", "PROBE DATA [--json] [--cloud-accuracy A] [--scores FILE]",
+       "AUROC of the probe and its baselines on the held-out families, and the handoff curve",
+       {{"--json", "", "print JSON instead of a table"},
+        {"--cloud-accuracy", "A", "the cloud model's accuracy, 0 to 1, for the handoff curve"},
+        {"--scores", "FILE", "write every sample's p(wrong) as JSON"}},
+       run_eval, 2, 2, false, refuse},
+      {"probe calibrate", "PROBE DATA --handoff-rate R [--json]",
+       "the p(wrong) threshold that hands off the fraction R of the validation samples",
+       {{"--handoff-rate", "R", "the fraction to hand off (required)"}, {"--json", "", "print JSON"}},
+       run_calibrate, 2, 2, false, refuse},
+  };
+  return commands;
+}
+
 int saguaro::probe_main(int argc, char **argv) {
-  if (argc < 1)
-    return usage();
-  std::string command = argv[0];
-  if (command == "train")
-    return run_train(argc, argv);
-  if (command == "eval")
-    return run_eval(argc, argv);
-  if (command == "calibrate")
-    return run_calibrate(argc, argv);
-  return usage();
+  std::vector<std::string> words = {"probe"};
+  words.insert(words.end(), argv, argv + argc);
+  return cli::dispatch(probeCommands(), words);
 }

@@ -1,14 +1,8 @@
 //===- main.cpp - the saguaro command-line driver --------------------------------------===//
 //
-//   saguaro compile MODEL -o BUNDLE_DIR [--target T] [--tokenizer FILE] [--max-seq N]
-//                                       [--prefill-chunk N] [--handoff]
-//   saguaro run MODEL_OR_BUNDLE [--tokenizer FILE] -p PROMPT [-n STEPS] [-t TEMP] [--seed S] ...
-//   saguaro logits MODEL_OR_BUNDLE --token-ids FILE -o OUT.npy
-//   saguaro calibrate MODEL (--text FILE | --token-ids FILE) -o DIR
-//   saguaro probe collect|train|eval|calibrate ...
-//   saguaro tokenize SOURCE TEXT [--decode] [--no-special]
-//   saguaro synth CONFIG.json -o DIR [--seed S]
-//   saguaro bench MODEL [--bits 4,3,2,16] [--threads 1] [--json]
+// The command table (`commands()`, at the end) and the handlers of the commands that compile,
+// run and measure a model. Parsing, dispatch and every --help come from the table
+// (CommandLine.h); `saguaro --help` lists the commands, `saguaro CMD --help` one's options.
 //
 // `run` and `logits` compile a model into a content-addressed cache directory, build the
 // bundle with CMake, and execute its program; bundles are built in place.
@@ -18,6 +12,7 @@
 #include "compiler/driver/BenchTokenizer.h"
 #include "compiler/driver/BundleCache.h"
 #include "compiler/driver/Calibrate.h"
+#include "compiler/driver/CommandLine.h"
 #include "compiler/driver/Compile.h"
 #include "compiler/driver/Complete.h"
 #include "compiler/driver/Eval.h"
@@ -33,12 +28,8 @@
 #include "saguaro/kernels/cpu_features.h"
 
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/MemoryBuffer.h"
-
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/Process.h"
-#include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
@@ -47,115 +38,24 @@
 #include <unistd.h>
 
 using namespace saguaro;
+using cli::Args;
+using cli::Option;
 
 namespace {
-const char *kUsage = R"(usage:
-  saguaro compile MODEL -o BUNDLE_DIR [--target generic|x86-avx2|x86-avx512vnni|aarch64-neon|aarch64-dotprod|aarch64-i8mm]
-                  [--tokenizer FILE] [--chat-template FILE] [--max-seq N] [--prefill-chunk N]
-                  [--bits 1|2|3|4|16|32] [--policy FILE | --bpw B] [--calibration FILE [--damp F]]
-                  [--cq-activations i8|f32] [--kv-cache f16|f32] [--hidden-tap LAYER|auto] [--probe PROBE]
-                  [--handoff]
-  saguaro run MODEL_OR_BUNDLE [--tokenizer FILE] -p PROMPT [-n STEPS] [-t TEMPERATURE] [--seed S]
-                  [--top-k K] [--top-p P] [--min-p P] [--repetition-penalty R] [--threads N] [--target T]
-                  [--max-seq N] [--prefill-chunk N] [--kv-cache f16|f32]
-  saguaro tokenize SOURCE TEXT [--decode] [--no-special]
-  saguaro bench tokenizer SOURCE [--text FILE] [--json]
-  saguaro bench MODEL [--bits 4,3,2,16] [--threads 1,2] [--target T] [--kv-cache f16|f32] [--json]
-  saguaro synth CONFIG.json -o DIR [--seed S]
-  saguaro features audio FILE --mel whisper-80|whisper-128|gemma [--pad-30s] [--config preprocessor_config.json] [--pcm-only] -o OUT.npy
-  saguaro features image FILE [--decode-only] [--config preprocessor_config.json] -o OUT.npy
-  saguaro bench audio [FILE] [--runs N] [--json]
-  saguaro inspect BUNDLE [--tensor NAME -o FILE]
-  saguaro eval MODEL --text FILE [--tokenizer FILE] [--bits 4,3,2] [--method cq,gptq,rtn-asym,rtn-sym]
-                  [--calibration FILE [--damp F]] [--bpw B] [--tasks FILE] [--score-after MARKER] [--max-tokens N]
-                  [--json]
-  saguaro complete MODEL_OR_BUNDLE --messages JSON_OR_FILE [--options JSON_OR_FILE] [--task TAG]
-                  (local answer, then the cloud handoff policy: docs/handoff.md)
-  saguaro serve MODEL_OR_BUNDLE [--port P] [--host 127.0.0.1] [--model-id NAME] [--api-key-file FILE]
-                  [--options JSON_OR_FILE]   (OpenAI /v1/chat/completions; the key also from
-                  $SAGUARO_SERVE_API_KEY; a hand-off policy in --options makes every answer hybrid)
-  saguaro auth openai|anthropic|gemini [--key-file FILE]   (reads the key from standard input by default)
-  saguaro probe collect MODEL_OR_BUNDLE --tasks FILE -o DATA [--max-new N] [--hidden-tap LAYER|auto] [--bits B]
-  saguaro probe train DATA -o PROBE [--seed S]    (all options: docs/probe.md)
-  saguaro probe eval PROBE DATA [--json] [--cloud-accuracy A]
-  saguaro probe calibrate PROBE DATA --handoff-rate R [--json]
-  saguaro calibrate MODEL (--text FILE | --token-ids FILE) -o DIR [--tokenizer FILE]
-  saguaro logits MODEL_OR_BUNDLE --token-ids FILE -o OUT.npy [--tokenizer FILE] [--target T] [--kv-cache f16|f32]
-                  [--max-seq N] [--prefill-chunk N]
-)";
-
 int fail(const llvm::Twine &message) {
   llvm::errs() << "saguaro: " << message << "\n";
   return 1;
 }
 
-/// Flags of a subcommand: `--name value` pairs plus one positional argument.
-struct Args {
-  std::string positional;
-  std::map<std::string, std::string> flags;
-  std::vector<std::string> passThrough; // sampler flags forwarded to the bundle program
-};
-
-const std::vector<std::string> kForwarded = {"-p", "-n", "-t", "--seed", "--top-k", "--top-p",
-                                             "--min-p", "--repetition-penalty", "--threads"};
-
-/// The options of compileOptions(): every command that may compile a model takes them.
-std::vector<std::string> withCompileFlags(std::vector<std::string> own) {
-  for (const char *f : {"--target", "--tokenizer", "--chat-template", "--max-seq", "--prefill-chunk", "--bits",
-                        "--policy", "--bpw", "--calibration", "--damp", "--cq-activations", "--kv-cache", "--hidden-tap",
-                        "--probe"})
-    own.push_back(f);
-  return own;
-}
-
-/// argv without the switch `name` (a flag without a value, which parseArgs would pair with the next argument);
-/// `present` tells whether it was there.
-std::vector<char *> takeSwitch(int argc, char **argv, llvm::StringRef name, bool &present) {
-  std::vector<char *> rest;
-  for (int i = 0; i < argc; ++i) {
-    if (name == argv[i])
-      present = true;
-    else
-      rest.push_back(argv[i]);
-  }
-  return rest;
-}
-
-llvm::Expected<Args> parseArgs(int argc, char **argv, const std::vector<std::string> &known) {
-  Args a;
-  for (int i = 2; i < argc; ++i) {
-    std::string arg = argv[i];
-    if (arg.size() > 1 && arg[0] == '-') {
-      bool forwarded = std::find(kForwarded.begin(), kForwarded.end(), arg) != kForwarded.end();
-      if (!forwarded && std::find(known.begin(), known.end(), arg) == known.end())
-        return llvm::createStringError(llvm::inconvertibleErrorCode(), "unknown option '" + arg + "'");
-      if (i + 1 >= argc)
-        return llvm::createStringError(llvm::inconvertibleErrorCode(), "option '" + arg + "' needs a value");
-      a.flags[arg] = argv[++i];
-      if (forwarded) {
-        a.passThrough.push_back(arg);
-        a.passThrough.push_back(argv[i]);
-      }
-    } else if (a.positional.empty()) {
-      a.positional = arg;
-    } else {
-      return llvm::createStringError(llvm::inconvertibleErrorCode(), "unexpected argument '" + arg + "'");
-    }
-  }
-  if (a.positional.empty())
-    return llvm::createStringError(llvm::inconvertibleErrorCode(), "missing MODEL argument");
-  return a;
-}
-
 llvm::Expected<int64_t> intFlag(const Args &a, const std::string &name, int64_t fallback) {
-  auto it = a.flags.find(name);
-  if (it == a.flags.end())
+  if (!a.has(name))
     return fallback;
+  const std::string text = a.value(name);
   char *end = nullptr;
-  long long v = std::strtoll(it->second.c_str(), &end, 10);
-  if (it->second.empty() || *end != '\0')
+  long long v = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0')
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "option '" + name + "' needs an integer, got '" + it->second + "'");
+                                   "option '" + name + "' needs an integer, got '" + text + "'");
   return static_cast<int64_t>(v);
 }
 
@@ -176,43 +76,61 @@ std::string resolveTarget(const std::string &target) {
 /// 35 times slower at decode on an AVX-512 VNNI machine (docs/user-guide.md, "run and logits").
 enum class RunsOn { anyDevice, thisMachine };
 
+/// The options of compileOptions(): every command that may compile a model takes them.
+const std::vector<Option> kCompileOptions = {
+    {"--target", "T", "generic, native (the widest target this CPU runs) or an ISA target (docs/user-guide.md)"},
+    {"--tokenizer", "FILE", "tokenizer.bin, tokenizer.json (or its directory), .model or .gguf"},
+    {"--chat-template", "FILE", "a Jinja chat template replacing tokenizer_config.json's"},
+    {"--max-seq", "N", "KV-cache length in positions; default: the model's limit, at most 2048"},
+    {"--prefill-chunk", "N", "rows of the prefill entry point; default min(64, max-seq)"},
+    {"--bits", "B", "1-4: codebook-quantize the weight matrices; 16: binary16; 32 (default): float32"},
+    {"--policy", "FILE", "JSON: bits per tensor name or kind (linear, embedding)"},
+    {"--bpw", "B", "mixed precision: bits per matrix chosen by measured sensitivity, B on average"},
+    {"--calibration", "FILE", "text for GPTQ-style error feedback (and for --bpw's sensitivities)"},
+    {"--damp", "F", "error feedback's damping relative to the mean of diag(H), 0 to 100"},
+    {"--cq-activations", "A", "i8 (default): integer CQ kernels on int8 activations; f32: float activations"},
+    {"--kv-cache", "T", "f16 (default) or f32 elements of the KV cache"},
+    {"--hidden-tap", "LAYER", "expose the hidden state after LAYER (or auto: 2/3 of the depth) for a probe"},
+    {"--probe", "PROBE", "fold a trained confidence probe (saguaro probe train) into the bundle"},
+};
+
 llvm::Expected<CompileOptions> compileOptions(const Args &a, RunsOn where) {
   CompileOptions o;
-  o.model = a.positional;
-  if (a.flags.count("--tokenizer"))
-    o.tokenizer = a.flags.at("--tokenizer");
-  if (a.flags.count("--target"))
-    o.target = resolveTarget(a.flags.at("--target"));
+  o.model = a.positional[0];
+  if (a.has("--tokenizer"))
+    o.tokenizer = a.value("--tokenizer");
+  if (a.has("--target"))
+    o.target = resolveTarget(a.value("--target"));
   else if (where == RunsOn::thisMachine)
     o.target = saguaro::kernels::native_target();
-  if (a.flags.count("--chat-template"))
-    o.chatTemplate = a.flags.at("--chat-template");
-  if (a.flags.count("--policy"))
-    o.policy = a.flags.at("--policy");
+  if (a.has("--chat-template"))
+    o.chatTemplate = a.value("--chat-template");
+  if (a.has("--policy"))
+    o.policy = a.value("--policy");
   auto bits = intFlag(a, "--bits", kFloatBits);
   if (!bits)
     return bits.takeError();
   o.bits = *bits;
-  if (a.flags.count("--calibration"))
-    o.calibration = a.flags.at("--calibration");
-  if (a.flags.count("--cq-activations"))
-    o.cqActivations = a.flags.at("--cq-activations");
-  if (a.flags.count("--kv-cache"))
-    o.kvCache = a.flags.at("--kv-cache");
-  if (a.flags.count("--damp")) {
+  if (a.has("--calibration"))
+    o.calibration = a.value("--calibration");
+  if (a.has("--cq-activations"))
+    o.cqActivations = a.value("--cq-activations");
+  if (a.has("--kv-cache"))
+    o.kvCache = a.value("--kv-cache");
+  if (a.has("--damp")) {
     double damp = 0;
-    if (llvm::StringRef(a.flags.at("--damp")).getAsDouble(damp) || !(damp >= 0 && damp <= 100))
+    if (llvm::StringRef(a.value("--damp")).getAsDouble(damp) || !(damp >= 0 && damp <= 100))
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                     "--damp needs a number between 0 and 100, got '" + a.flags.at("--damp") + "'");
+                                     "--damp needs a number between 0 and 100, got '" + a.value("--damp") + "'");
     o.damp = static_cast<float>(damp);
   }
-  if (a.flags.count("--bpw") && (llvm::StringRef(a.flags.at("--bpw")).getAsDouble(o.bpw) || o.bpw <= 0))
+  if (a.has("--bpw") && (llvm::StringRef(a.value("--bpw")).getAsDouble(o.bpw) || o.bpw <= 0))
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "--bpw needs a positive number, got '" + a.flags.at("--bpw") + "'");
-  if (a.flags.count("--probe"))
-    o.probe = a.flags.at("--probe");
-  if (a.flags.count("--hidden-tap")) {
-    const std::string &v = a.flags.at("--hidden-tap");
+                                   "--bpw needs a positive number, got '" + a.value("--bpw") + "'");
+  if (a.has("--probe"))
+    o.probe = a.value("--probe");
+  if (a.has("--hidden-tap")) {
+    const std::string &v = a.value("--hidden-tap");
     if (v == "auto") {
       o.hiddenTapLayer = kHiddenTapAuto;
     } else {
@@ -241,8 +159,8 @@ llvm::Expected<CompileOptions> compileOptions(const Args &a, RunsOn where) {
 
 /// The bundle for MODEL_OR_BUNDLE: itself, or a cached compilation of the model for this machine.
 llvm::Expected<std::string> bundleFor(const Args &a) {
-  if (isBundle(a.positional))
-    return a.positional;
+  if (isBundle(a.positional[0]))
+    return a.positional[0];
   auto o = compileOptions(a, RunsOn::thisMachine);
   if (!o)
     return o.takeError();
@@ -286,78 +204,74 @@ void logWeightLayouts(const std::string &bundle) {
                  << " (--target native), whose packed layouts and vector kernels are faster\n";
 }
 
-int cmdCompile(int argc, char **argv) {
-  bool handoff = false;
-  std::vector<char *> rest = takeSwitch(argc, argv, "--handoff", handoff);
-  auto a = parseArgs(static_cast<int>(rest.size()), rest.data(), withCompileFlags({"-o"}));
-  if (!a)
-    return fail(llvm::toString(a.takeError()));
-  if (!a->flags.count("-o"))
+/// The threads of the bundle program, which logits, complete, serve and probe collect pass on too.
+const std::vector<Option> kThreadsOption = {
+    {"--threads", "N", "threads of the kernels; default 0 (every hardware thread)"}};
+
+/// The options run forwards to the bundle program unchanged (docs/user-guide.md, "The bundle program").
+const std::vector<Option> kSamplerOptions = cli::join({{
+    {"-p", "PROMPT", "the prompt (required)"},
+    {"-n", "STEPS", "positions in all, BOS and the prompt included; default 256"},
+    {"-t", "TEMPERATURE", "0: greedy; default 1"},
+    {"--seed", "S", "sampler seed; default: the clock"},
+    {"--top-k", "K", "keep the K most likely tokens; default 0 (off)"},
+    {"--top-p", "P", "nucleus sampling; default 0.9"},
+    {"--min-p", "P", "drop tokens below P times the most likely one's probability; default 0 (off)"},
+    {"--repetition-penalty", "R", "penalty on tokens already in the context; default 1 (off)"}},
+    kThreadsOption});
+
+int cmdCompile(const Args &a) {
+  if (!a.has("-o"))
     return fail("compile needs -o BUNDLE_DIR");
-  auto o = compileOptions(*a, RunsOn::anyDevice);
+  auto o = compileOptions(a, RunsOn::anyDevice);
   if (!o)
     return fail(llvm::toString(o.takeError()));
-  o->handoff = handoff;
-  if (auto e = compileBundle(*o, a->flags.at("-o")))
+  o->handoff = a.has("--handoff");
+  if (auto e = compileBundle(*o, a.value("-o")))
     return fail(llvm::toString(std::move(e)));
-  logWeightLayouts(a->flags.at("-o"));
-  llvm::errs() << "saguaro: wrote " << a->flags.at("-o") << "\n";
+  logWeightLayouts(a.value("-o"));
+  llvm::errs() << "saguaro: wrote " << a.value("-o") << "\n";
   return 0;
 }
 
-int cmdRun(int argc, char **argv) {
-  auto a = parseArgs(argc, argv, withCompileFlags({}));
-  if (!a)
-    return fail(llvm::toString(a.takeError()));
-  if (!a->flags.count("-p"))
+int cmdRun(const Args &a) {
+  if (!a.has("-p"))
     return fail("run needs -p PROMPT");
-  auto bundle = bundleFor(*a);
+  auto bundle = bundleFor(a);
   if (!bundle)
     return fail(llvm::toString(bundle.takeError()));
   auto exe = buildBundle(*bundle);
   if (!exe)
     return fail(llvm::toString(exe.takeError()));
-  return execBundle(*exe, *bundle, a->passThrough);
+  return execBundle(*exe, *bundle, a.forward(kSamplerOptions));
 }
 
-int cmdLogits(int argc, char **argv) {
-  auto a = parseArgs(argc, argv, withCompileFlags({"--token-ids", "-o"}));
-  if (!a)
-    return fail(llvm::toString(a.takeError()));
-  if (!a->flags.count("--token-ids") || !a->flags.count("-o"))
+int cmdLogits(const Args &a) {
+  if (!a.has("--token-ids") || !a.has("-o"))
     return fail("logits needs --token-ids FILE and -o OUT.npy");
-  auto bundle = bundleFor(*a);
+  auto bundle = bundleFor(a);
   if (!bundle)
     return fail(llvm::toString(bundle.takeError()));
   auto exe = buildBundle(*bundle);
   if (!exe)
     return fail(llvm::toString(exe.takeError()));
-  std::vector<std::string> args = {"--logits", a->flags.at("--token-ids"), "-o", a->flags.at("-o")};
-  args.insert(args.end(), a->passThrough.begin(), a->passThrough.end());
+  std::vector<std::string> args = {"--logits", a.value("--token-ids"), "-o", a.value("-o")};
+  std::vector<std::string> threads = a.forward(kThreadsOption);
+  args.insert(args.end(), threads.begin(), threads.end());
   return execBundle(*exe, *bundle, args);
 }
-int cmdTokenize(int argc, char **argv) {
-  TokenizeOptions o;
-  std::vector<std::string> positional;
-  for (int i = 2; i < argc; ++i) {
-    std::string arg = argv[i];
-    if (arg == "--decode")
-      o.decode = true;
-    else if (arg == "--no-special")
-      o.noSpecial = true;
-    else if (arg.size() > 1 && arg[0] == '-' && positional.size() == 1 && !o.decode)
-      positional.push_back(arg); // text that starts with '-'
-    else if (arg.size() > 2 && arg.rfind("--", 0) == 0)
-      return fail("unknown option '" + arg + "'");
-    else
-      positional.push_back(arg);
-  }
-  if (positional.size() != 2)
+
+int cmdTokenize(const Args &a) {
+  if (a.positional.size() != 2)
     return fail("tokenize needs SOURCE and TEXT (or, with --decode, ids)");
-  o.source = positional[0];
-  o.input = positional[1];
+  TokenizeOptions o;
+  o.source = a.positional[0];
+  o.input = a.positional[1];
+  o.decode = a.has("--decode");
+  o.noSpecial = a.has("--no-special");
   return runTokenize(o);
 }
+
 /// Splits "a,b,c".
 std::vector<std::string> splitList(const std::string &s) {
   llvm::SmallVector<llvm::StringRef> parts;
@@ -368,69 +282,56 @@ std::vector<std::string> splitList(const std::string &s) {
   return out;
 }
 
-int cmdEval(int argc, char **argv) {
-  EvalOptions o;
-  std::vector<char *> rest = takeSwitch(argc, argv, "--json", o.json);
-  auto a = parseArgs(static_cast<int>(rest.size()), rest.data(),
-                     {"--text", "--tokenizer", "--bits", "--method", "--max-tokens", "--bpw", "--tasks", "--calibration",
-                      "--score-after", "--damp"});
-  if (!a)
-    return fail(llvm::toString(a.takeError()));
-  if (!a->flags.count("--text"))
+int cmdEval(const Args &a) {
+  if (!a.has("--text"))
     return fail("eval needs --text FILE");
-  o.model = a->positional;
-  o.text = a->flags.at("--text");
-  if (a->flags.count("--tokenizer"))
-    o.tokenizer = a->flags.at("--tokenizer");
-  if (a->flags.count("--tasks"))
-    o.tasks = a->flags.at("--tasks");
-  if (a->flags.count("--calibration"))
-    o.calibration = a->flags.at("--calibration");
-  if (a->flags.count("--score-after"))
-    o.scoreAfter = a->flags.at("--score-after");
-  if (a->flags.count("--damp")) {
+  EvalOptions o;
+  o.json = a.has("--json");
+  o.model = a.positional[0];
+  o.text = a.value("--text");
+  o.tokenizer = a.value("--tokenizer", o.tokenizer);
+  o.tasks = a.value("--tasks", o.tasks);
+  o.calibration = a.value("--calibration", o.calibration);
+  o.scoreAfter = a.value("--score-after", o.scoreAfter);
+  if (a.has("--damp")) {
     double damp = 0;
-    if (llvm::StringRef(a->flags.at("--damp")).getAsDouble(damp) || !(damp >= 0 && damp <= 100))
-      return fail("--damp needs a number between 0 and 100, got '" + a->flags.at("--damp") + "'");
+    if (llvm::StringRef(a.value("--damp")).getAsDouble(damp) || !(damp >= 0 && damp <= 100))
+      return fail("--damp needs a number between 0 and 100, got '" + a.value("--damp") + "'");
     o.damp = static_cast<float>(damp);
   }
-  if (a->flags.count("--method"))
-    o.methods = splitList(a->flags.at("--method"));
-  if (a->flags.count("--bits")) {
+  if (a.has("--method"))
+    o.methods = splitList(a.value("--method"));
+  if (a.has("--bits")) {
     o.bits.clear();
-    for (const std::string &b : splitList(a->flags.at("--bits"))) {
+    for (const std::string &b : splitList(a.value("--bits"))) {
       int v = 0;
       if (llvm::StringRef(b).getAsInteger(10, v))
         return fail("--bits takes a comma-separated list of integers, got '" + b + "'");
       o.bits.push_back(v);
     }
   }
-  auto maxTokens = intFlag(*a, "--max-tokens", 2048);
+  auto maxTokens = intFlag(a, "--max-tokens", 2048);
   if (!maxTokens || *maxTokens < 2)
     return fail(maxTokens ? "--max-tokens must be at least 2" : llvm::toString(maxTokens.takeError()));
   o.maxTokens = static_cast<int>(*maxTokens);
-  if (a->flags.count("--bpw") && (llvm::StringRef(a->flags.at("--bpw")).getAsDouble(o.bpw) || o.bpw <= 0))
-    return fail("--bpw needs a positive number, got '" + a->flags.at("--bpw") + "'");
+  if (a.has("--bpw") && (llvm::StringRef(a.value("--bpw")).getAsDouble(o.bpw) || o.bpw <= 0))
+    return fail("--bpw needs a positive number, got '" + a.value("--bpw") + "'");
   return runEval(o);
 }
 
 /// `saguaro calibrate`: writes DIR/<weight>.npy, the mean XᵀX of the input of every float weight matrix.
-int cmdCalibrate(int argc, char **argv) {
-  auto a = parseArgs(argc, argv, {"--text", "--token-ids", "-o", "--tokenizer"});
-  if (!a)
-    return fail(llvm::toString(a.takeError()));
-  if (a->flags.count("--text") == a->flags.count("--token-ids") || !a->flags.count("-o"))
+int cmdCalibrate(const Args &a) {
+  if (a.has("--text") == a.has("--token-ids") || !a.has("-o"))
     return fail("calibrate needs one of --text FILE and --token-ids FILE, and -o DIR");
   CompileOptions model;
-  model.model = a->positional;
-  if (a->flags.count("--tokenizer"))
-    model.tokenizer = a->flags.at("--tokenizer");
+  model.model = a.positional[0];
+  model.tokenizer = a.value("--tokenizer", model.tokenizer);
   HessianMap hessians;
-  llvm::Error e = a->flags.count("--text") ? measureHessians(model, a->flags.at("--text"), hessians)
-                                           : measureHessiansOnIds(model, a->flags.at("--token-ids"), hessians);
+  llvm::Error e = a.has("--text") ? measureHessians(model, a.value("--text"), hessians)
+                                  : measureHessiansOnIds(model, a.value("--token-ids"), hessians);
   if (e)
     return fail(llvm::toString(std::move(e)));
-  const std::string &dir = a->flags.at("-o");
+  const std::string dir = a.value("-o");
   if (std::error_code ec = llvm::sys::fs::create_directories(dir))
     return fail(dir + ": cannot create: " + ec.message());
   for (const auto &[name, h] : hessians) {
@@ -445,14 +346,10 @@ int cmdCalibrate(int argc, char **argv) {
   return 0;
 }
 
-int cmdInspect(int argc, char **argv) {
-  auto a = parseArgs(argc, argv, {"--tensor", "-o"});
-  if (!a)
-    return fail(llvm::toString(a.takeError()));
-  if (a->flags.count("--tensor") != a->flags.count("-o"))
+int cmdInspect(const Args &a) {
+  if (a.has("--tensor") != a.has("-o"))
     return fail("inspect needs both --tensor NAME and -o FILE, or neither");
-  return runInspect(a->positional, a->flags.count("--tensor") ? a->flags.at("--tensor") : "",
-                    a->flags.count("-o") ? a->flags.at("-o") : "");
+  return runInspect(a.positional[0], a.value("--tensor"), a.value("-o"));
 }
 
 /// Parses a comma-separated list of integers for `flag`.
@@ -471,20 +368,19 @@ llvm::Expected<std::vector<int>> intList(const std::string &flag, const std::str
 }
 
 /// `saguaro bench MODEL`: speed and efficiency of the compiled model per bits value (Bench.h).
-int cmdModelBench(int argc, char **argv) {
+int cmdModelBench(const Args &a) {
+  if (a.positional.empty())
+    return fail(cli::usageLine(*a.command));
   BenchOptions o;
-  std::vector<char *> rest = takeSwitch(argc, argv, "--json", o.json);
-  auto a = parseArgs(static_cast<int>(rest.size()), rest.data(), {"--bits", "--threads", "--target", "--kv-cache"});
-  if (!a)
-    return fail(llvm::toString(a.takeError()));
-  o.model = a->positional;
-  if (a->flags.count("--target"))
-    o.target = resolveTarget(a->flags.at("--target"));
-  if (a->flags.count("--kv-cache"))
-    o.kvCache = a->flags.at("--kv-cache");
+  o.json = a.has("--json");
+  o.model = a.positional[0];
+  if (a.has("--target"))
+    o.target = resolveTarget(a.value("--target"));
+  if (a.has("--kv-cache"))
+    o.kvCache = a.value("--kv-cache");
   for (auto [flag, out] : {std::pair<const char *, std::vector<int> *>{"--bits", &o.bits}, {"--threads", &o.threads}})
-    if (a->flags.count(flag)) {
-      auto list = intList(flag, a->flags.at(flag));
+    if (a.has(flag)) {
+      auto list = intList(flag, a.value(flag));
       if (!list)
         return fail(llvm::toString(list.takeError()));
       *out = *list;
@@ -492,81 +388,50 @@ int cmdModelBench(int argc, char **argv) {
   return runModelBench(o);
 }
 
-int cmdBench(int argc, char **argv) {
-  if (argc >= 3 && std::string(argv[2]) == "audio")
-    return runBenchAudio(argc, argv);
-  if (argc >= 3 && std::string(argv[2]) != "tokenizer")
-    return cmdModelBench(argc, argv);
-  if (argc < 4)
-    return fail("usage: saguaro bench tokenizer SOURCE [--text FILE] [--json] | saguaro bench MODEL [--bits LIST] "
-                "[--threads 1] [--json]");
-  std::string text;
-  bool json = false;
-  for (int i = 4; i < argc; ++i) {
-    std::string arg = argv[i];
-    if (arg == "--json")
-      json = true;
-    else if (arg == "--text" && i + 1 < argc)
-      text = argv[++i];
-    else
-      return fail("unknown bench option '" + arg + "'");
-  }
-  return runTokenizerBench(argv[3], text, json);
+int cmdTokenizerBench(const Args &a) {
+  if (a.positional.empty())
+    return fail(cli::usageLine(*a.command));
+  return runTokenizerBench(a.positional[0], a.value("--text"), a.has("--json"));
 }
 
 /// `saguaro synth CONFIG.json -o DIR [--seed S]`: a random-weight model with the config's shapes.
-int cmdSynth(int argc, char **argv) {
-  if (argc < 3)
+int cmdSynth(const Args &a) {
+  if (a.positional.empty() || !a.has("-o"))
     return fail("synth needs CONFIG.json and -o DIR");
-  auto a = parseArgs(argc, argv, {"-o"});
-  if (!a)
-    return fail(llvm::toString(a.takeError()));
-  if (!a->flags.count("-o"))
-    return fail("synth needs CONFIG.json and -o DIR");
-  auto seed = intFlag(*a, "--seed", 0);
+  auto seed = intFlag(a, "--seed", 0);
   if (!seed || *seed < 0)
     return fail(seed ? "--seed must be non-negative" : llvm::toString(seed.takeError()));
-  if (auto e = synthesizeModel(a->positional, a->flags.at("-o"), static_cast<uint64_t>(*seed)))
+  if (auto e = synthesizeModel(a.positional[0], a.value("-o"), static_cast<uint64_t>(*seed)))
     return fail(llvm::toString(std::move(e)));
   return 0;
 }
-/// `saguaro complete MODEL_OR_BUNDLE --messages JSON_OR_FILE [--options JSON_OR_FILE] [--task TAG]`.
-int cmdComplete(int argc, char **argv) {
-  auto a = parseArgs(argc, argv, withCompileFlags({"--messages", "--options", "--task"}));
-  if (!a)
-    return fail(llvm::toString(a.takeError()));
-  if (!a->flags.count("--messages"))
+
+int cmdComplete(const Args &a) {
+  if (!a.has("--messages"))
     return fail("complete needs MODEL_OR_BUNDLE and --messages JSON_OR_FILE");
-  auto bundle = bundleFor(*a);
+  auto bundle = bundleFor(a);
   if (!bundle)
     return fail(llvm::toString(bundle.takeError()));
   CompleteOptions o;
   o.bundle = *bundle;
-  o.messages = a->flags.at("--messages");
-  if (a->flags.count("--options"))
-    o.options = a->flags.at("--options");
-  if (a->flags.count("--task"))
-    o.task = a->flags.at("--task");
-  if (a->flags.count("--threads"))
-    o.threads = a->flags.at("--threads");
+  o.messages = a.value("--messages");
+  o.options = a.value("--options", o.options);
+  o.task = a.value("--task", o.task);
+  o.threads = a.value("--threads", o.threads);
   return runComplete(o);
 }
 
-/// `saguaro serve MODEL_OR_BUNDLE [--port P] [--host H] [--model-id NAME] [--api-key-file FILE] [--options J]`.
-int cmdServe(int argc, char **argv) {
-  auto a = parseArgs(argc, argv, withCompileFlags({"--port", "--host", "--model-id", "--api-key-file", "--options"}));
-  if (!a)
-    return fail(llvm::toString(a.takeError()));
-  auto port = intFlag(*a, "--port", 8080);
+int cmdServe(const Args &a) {
+  auto port = intFlag(a, "--port", 8080);
   if (!port || *port < 0 || *port > 65535)
     return fail(port ? "--port must be between 0 and 65535" : llvm::toString(port.takeError()));
-  auto apiKey = serveApiKey(a->flags.count("--api-key-file") ? a->flags.at("--api-key-file") : "");
+  auto apiKey = serveApiKey(a.value("--api-key-file"));
   if (!apiKey) // before anything is compiled
     return fail(llvm::toString(apiKey.takeError()));
-  auto options = serveOptions(a->flags.count("--options") ? a->flags.at("--options") : "");
+  auto options = serveOptions(a.value("--options"));
   if (!options)
     return fail(llvm::toString(options.takeError()));
-  auto bundle = bundleFor(*a);
+  auto bundle = bundleFor(a);
   if (!bundle)
     return fail(llvm::toString(bundle.takeError()));
   ServeOptions o;
@@ -574,52 +439,35 @@ int cmdServe(int argc, char **argv) {
   o.options = *options;
   o.bundle = *bundle;
   o.port = static_cast<int>(*port);
-  o.modelId = llvm::sys::path::filename(llvm::StringRef(a->positional).rtrim('/')).str();
-  if (a->flags.count("--model-id"))
-    o.modelId = a->flags.at("--model-id");
-  if (a->flags.count("--host"))
-    o.host = a->flags.at("--host");
-  if (a->flags.count("--threads"))
-    o.threads = a->flags.at("--threads");
+  o.modelId = a.value("--model-id", llvm::sys::path::filename(llvm::StringRef(a.positional[0]).rtrim('/')).str());
+  o.host = a.value("--host", o.host);
+  o.threads = a.value("--threads", o.threads);
   return runServe(o);
 }
 
 /// `saguaro auth PROVIDER [--key-file FILE]` (the key from FILE or standard input, never the command line).
-int cmdAuth(int argc, char **argv) {
-  auto a = parseArgs(argc, argv, {"--key-file"});
-  if (!a)
-    return fail(llvm::toString(a.takeError()));
-  return runAuth(a->positional, a->flags.count("--key-file") ? a->flags.at("--key-file") : "-");
-}
+int cmdAuth(const Args &a) { return runAuth(a.positional[0], a.value("--key-file", "-")); }
 
-/// `saguaro probe collect MODEL_OR_BUNDLE --tasks FILE -o DATA`; the other probe commands are probe_main's.
-int cmdProbe(int argc, char **argv) {
-  if (argc < 3 || std::string(argv[2]) != "collect")
-    return probe_main(argc - 2, argv + 2);
-  // parseArgs reads from argv[2]: drop "probe" so that "collect" sits at argv[1].
-  auto a = parseArgs(argc - 1, argv + 1, withCompileFlags({"--tasks", "-o", "--max-new", "--prompt-template"}));
-  if (!a)
-    return fail(llvm::toString(a.takeError()));
-  if (!a->flags.count("--tasks") || !a->flags.count("-o"))
+/// `saguaro probe collect`; the other probe commands are Probe.cpp's.
+int cmdProbeCollect(const Args &a) {
+  if (!a.has("--tasks") || !a.has("-o"))
     return fail("probe collect needs MODEL_OR_BUNDLE, --tasks FILE and -o DATA");
   CollectOptions o;
-  o.tasks = a->flags.at("--tasks");
-  o.out = a->flags.at("-o");
-  if (a->flags.count("--threads"))
-    o.threads = a->flags.at("--threads");
-  if (a->flags.count("--prompt-template"))
-    o.promptTemplate = a->flags.at("--prompt-template");
-  auto maxNew = intFlag(*a, "--max-new", 32);
+  o.tasks = a.value("--tasks", o.tasks);
+  o.out = a.value("-o");
+  o.threads = a.value("--threads", o.threads);
+  o.promptTemplate = a.value("--prompt-template", o.promptTemplate);
+  auto maxNew = intFlag(a, "--max-new", 32);
   if (!maxNew || *maxNew < 1)
     return fail(maxNew ? "--max-new must be at least 1" : llvm::toString(maxNew.takeError()));
   o.maxNew = *maxNew;
   std::vector<ProbeTask> tasks; // checked before anything is compiled
   if (auto e = readProbeTasks(o.tasks, tasks))
     return fail(llvm::toString(std::move(e)));
-  if (isBundle(a->positional)) {
-    o.bundle = a->positional;
+  if (isBundle(a.positional[0])) {
+    o.bundle = a.positional[0];
   } else {
-    auto co = compileOptions(*a, RunsOn::thisMachine);
+    auto co = compileOptions(a, RunsOn::thisMachine);
     if (!co)
       return fail(llvm::toString(co.takeError()));
     if (co->hiddenTapLayer == 0)
@@ -633,46 +481,125 @@ int cmdProbe(int argc, char **argv) {
     return fail(llvm::toString(std::move(e)));
   return 0;
 }
+
+/// Every command, in the order `saguaro --help` lists them.
+std::vector<cli::Command> commands() {
+  using cli::join;
+  std::vector<cli::Command> table = {
+      {"compile", "MODEL -o BUNDLE_DIR [options]",
+       "compile a model into a bundle directory that builds and runs without Saguaro",
+       join({{{"-o", "BUNDLE_DIR", "the bundle directory (required); an existing one is replaced"}},
+             kCompileOptions,
+             {{"--handoff", "", "ship the cloud handoff in the bundle (docs/handoff.md); it then links libcurl"}}}),
+       cmdCompile},
+      {"run", "MODEL_OR_BUNDLE -p PROMPT [options]",
+       "generate text: compile the model into the cache if needed, build the bundle and run its program",
+       join({kSamplerOptions, kCompileOptions}), cmdRun},
+      {"logits", "MODEL_OR_BUNDLE --token-ids FILE -o OUT.npy [options]",
+       "write the float32 logits of a prefill of each line of token ids",
+       join({{{"--token-ids", "FILE", "whitespace-separated token ids, one sequence a line (required)"},
+              {"-o", "OUT.npy", "the logits, float32 [T, vocab] (required)"}},
+             kThreadsOption,
+             kCompileOptions}),
+       cmdLogits},
+      {"tokenize", "SOURCE TEXT [--decode] [--no-special]",
+       "print the token ids of TEXT with the tokenizer of a model, a bundle or a tokenizer file",
+       {{"--decode", "", "TEXT is space-separated ids: print their text"},
+        {"--no-special", "", "no BOS or other special tokens"}},
+       cmdTokenize, 0, 2, /*lastPositionalMayStartWithDash=*/true},
+      {"eval", "MODEL --text FILE [options]",
+       "perplexity (and task accuracy) of quantized variants of a model beside float32",
+       {{"--text", "FILE", "the text scored (required)"},
+        {"--tokenizer", "FILE", "as compile's"},
+        {"--bits", "LIST", "bit widths, comma-separated; default 4,3,2"},
+        {"--method", "LIST", "cq, gptq, rtn-asym, rtn-sym, comma-separated; default cq,rtn-asym,rtn-sym"},
+        {"--calibration", "FILE", "text for error feedback (cq) or GPTQ (needed by gptq)"},
+        {"--damp", "F", "error feedback's damping relative to the mean of diag(H), 0 to 100"},
+        {"--bpw", "B", "also a mixed-precision variant with B bits per weight on average"},
+        {"--tasks", "FILE", "PROMPT<TAB>ANSWER lines: greedy task accuracy of every variant"},
+        {"--score-after", "MARKER", "score only the tokens after MARKER in each document"},
+        {"--max-tokens", "N", "tokens fed at most; default 2048"},
+        {"--json", "", "print JSON instead of a table"}},
+       cmdEval},
+      {"calibrate", "MODEL (--text FILE | --token-ids FILE) -o DIR [--tokenizer FILE]",
+       "write the mean XᵀX of the input of every weight matrix, the Hessians of error feedback",
+       {{"--text", "FILE", "the text the model runs on"},
+        {"--token-ids", "FILE", "or token id sequences, one a line"},
+        {"-o", "DIR", "one DIR/<weight>.npy each (required)"},
+        {"--tokenizer", "FILE", "as compile's"}},
+       cmdCalibrate},
+      {"inspect", "BUNDLE [--tensor NAME -o FILE]",
+       "list the tensors of a bundle's weights.sgw (checking every checksum), or extract one",
+       {{"--tensor", "NAME", "the tensor to extract"}, {"-o", "FILE", "where its bytes go"}}, cmdInspect},
+      {"bench", "MODEL [options]",
+       "prefill and decode speed and efficiency of a model compiled at each bit width and thread count",
+       {{"--bits", "LIST", "bit widths, comma-separated; default 4,3,2,16"},
+        {"--threads", "LIST", "thread counts, comma-separated; default 1 and every hardware thread"},
+        {"--target", "T", "as compile's; default native"},
+        {"--kv-cache", "T", "f16 (default) or f32"},
+        {"--json", "", "print JSON instead of a table"}},
+       cmdModelBench, 0, 1},
+      {"bench tokenizer", "SOURCE [--text FILE] [--json]",
+       "encode speed of a tokenizer (beside the sentencepiece library for a .model)",
+       {{"--text", "FILE", "lines to encode; default: a built-in multilingual text"},
+        {"--json", "", "print JSON instead of a table"}},
+       cmdTokenizerBench, 0, 1},
+      {"bench audio", "[FILE] [--runs N] [--json]", "time the Whisper log-mel front-end on 30 s of audio",
+       {{"--runs", "N", "timed runs; default 20"}, {"--json", "", "print JSON instead of a line"}}, runBenchAudio,
+       0, 1},
+      {"synth", "CONFIG.json -o DIR [--seed S]",
+       "write a Hugging Face model with a config's shapes and seeded random weights",
+       {{"-o", "DIR", "the model directory (required)"}, {"--seed", "S", "default 0"}}, cmdSynth, 0, 1},
+      {"features audio",
+       "FILE --mel whisper-80|whisper-128|gemma [--pad-30s] [--config preprocessor_config.json] [--pcm-only] -o OUT.npy",
+       "write the log-mel features of an audio file as .npy",
+       {{"--mel", "PRESET", "whisper-80, whisper-128 or gemma"},
+        {"--config", "FILE", "a preprocessor_config.json instead of a preset"},
+        {"--pad-30s", "", "zero-pad or trim to 30 s first"},
+        {"--pcm-only", "", "write the decoded 16 kHz samples instead"},
+        {"-o", "OUT.npy", "the output (required)"}},
+       runFeaturesAudio, 0, 1},
+      {"features image", "FILE [--decode-only] [--config preprocessor_config.json] -o OUT.npy",
+       "write the decoded pixels or the vision-tower features of an image as .npy",
+       {{"--decode-only", "", "write the decoded uint8 [H, W, 3] pixels"},
+        {"--config", "FILE", "the preprocessor_config.json of the features"},
+        {"-o", "OUT.npy", "the output (required)"}},
+       runFeaturesImage, 0, 1},
+      {"complete", "MODEL_OR_BUNDLE --messages JSON_OR_FILE [options]",
+       "answer chat messages locally, then apply the cloud handoff policy (docs/handoff.md)",
+       join({{{"--messages", "JSON_OR_FILE", "the chat messages (required)"},
+              {"--options", "JSON_OR_FILE", "generation options and the handoff policy"},
+              {"--task", "TAG", "selects a route of the policy's routes"}},
+             kThreadsOption,
+             kCompileOptions}),
+       cmdComplete},
+      {"serve", "MODEL_OR_BUNDLE [options]",
+       "serve OpenAI's /v1/chat/completions; a handoff policy in --options makes every answer hybrid",
+       join({{{"--port", "P", "default 8080; 0: any free port"},
+              {"--host", "ADDRESS", "default 127.0.0.1"},
+              {"--model-id", "NAME", "the model name clients see; default: the directory's"},
+              {"--api-key-file", "FILE", "the key clients must send; default $SAGUARO_SERVE_API_KEY"},
+              {"--options", "JSON_OR_FILE", "complete's options, for every request"}},
+             kThreadsOption,
+             kCompileOptions}),
+       cmdServe},
+      {"auth", "openai|anthropic|gemini [--key-file FILE]",
+       "store a cloud provider's API key, read from standard input by default",
+       {{"--key-file", "FILE", "read the key from FILE"}}, cmdAuth},
+      {"probe collect", "MODEL_OR_BUNDLE --tasks FILE -o DATA [options]",
+       "answer a task suite and record the hidden states and grades a confidence probe learns from",
+       join({{{"--tasks", "FILE", "the task suite, JSON lines (docs/tasks.md) (required)"},
+              {"-o", "DATA", "the probe data file (required)"},
+              {"--max-new", "N", "new tokens per answer at most; default 32"},
+              {"--prompt-template", "TEXT", "the prompt, {question} replaced; default \"Q: {question}\\nA:\""}},
+             kThreadsOption,
+             kCompileOptions}),
+       cmdProbeCollect},
+  };
+  for (const cli::Command &c : probeCommands())
+    table.push_back(c);
+  return table;
+}
 } // namespace
 
-int main(int argc, char **argv) {
-  if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
-    llvm::outs() << kUsage;
-    return argc < 2 ? 2 : 0;
-  }
-  std::string cmd = argv[1];
-  if (cmd == "compile")
-    return cmdCompile(argc, argv);
-  if (cmd == "run")
-    return cmdRun(argc, argv);
-  if (cmd == "logits")
-    return cmdLogits(argc, argv);
-  if (cmd == "tokenize")
-    return cmdTokenize(argc, argv);
-  if (cmd == "bench")
-    return cmdBench(argc, argv);
-  if (cmd == "inspect")
-    return cmdInspect(argc, argv);
-  if (cmd == "calibrate")
-    return cmdCalibrate(argc, argv);
-  if (cmd == "eval")
-    return cmdEval(argc, argv);
-  if (cmd == "synth")
-    return cmdSynth(argc, argv);
-  if (cmd == "probe")
-    return cmdProbe(argc, argv);
-  if (cmd == "complete")
-    return cmdComplete(argc, argv);
-  if (cmd == "auth")
-    return cmdAuth(argc, argv);
-  if (cmd == "serve")
-    return cmdServe(argc, argv);
-  if (cmd == "features" && argc >= 3 && std::string(argv[2]) == "audio")
-    return runFeaturesAudio(argc, argv);
-  if (cmd == "features" && argc >= 3 && std::string(argv[2]) == "image")
-    return runFeaturesImage(argc, argv);
-  if (cmd == "features")
-    return fail("usage: saguaro features audio FILE ... | saguaro features image FILE ... (see --help)");
-  llvm::errs() << "saguaro: unknown command '" << cmd << "'\n" << kUsage;
-  return 2;
-}
+int main(int argc, char **argv) { return cli::dispatch(commands(), std::vector<std::string>(argv + 1, argv + argc)); }
