@@ -11,7 +11,7 @@
 #include "saguaro/kernels/cpu_features.h"
 #include "saguaro/kernels/cq_format.h"
 #include "saguaro/kernels/dense_layout.h"
-#include "xxh64.h"
+#include "saguaro/xxh64.h"
 
 #include "mlir/Dialect/EmitC/IR/EmitC.h"
 #include "mlir/IR/Builders.h"

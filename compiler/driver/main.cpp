@@ -24,8 +24,8 @@
 #include "compiler/driver/Synth.h"
 #include "compiler/driver/Tokenize.h"
 #include "compiler/import/ModelDesc.h"
-#include "npy_writer.h"
 #include "saguaro/kernels/cpu_features.h"
+#include "saguaro/npy_writer.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
