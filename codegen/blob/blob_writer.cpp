@@ -6,8 +6,8 @@
 #include <set>
 
 #include "saguaro/blob_format.h"
+#include "saguaro/xxh64.h"
 #include "weights_generated.h"
-#include "xxh64.h"
 
 namespace saguaro {
 namespace {

@@ -7,7 +7,7 @@
 #include "ChatCompiler.h"
 #include "ChatVariables.h"
 #include "JinjaTemplate.h"
-#include "chat_template.h"
+#include "saguaro/chat_template.h"
 
 namespace saguaro::chat {
 

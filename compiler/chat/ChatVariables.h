@@ -5,7 +5,7 @@
 
 #include "ChatCompiler.h"
 #include "JinjaValue.h"
-#include "chat_template.h"
+#include "saguaro/chat_template.h"
 
 namespace saguaro::chat {
 

@@ -8,8 +8,8 @@
 #include "compiler/driver/BenchTokenizer.h"
 #include "compiler/driver/Tokenize.h"
 
-#include "blob.h"
-#include "tokenizer.h"
+#include "saguaro/blob.h"
+#include "saguaro/tokenizer.h"
 
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"

@@ -9,12 +9,12 @@
 //===------------------------------------------------------------------------------------===//
 #include "compiler/driver/Calibrate.h"
 
-#include "blob.h"
 #include "compiler/driver/BundleCache.h"
 #include "compiler/driver/ProgramRun.h"
 #include "compiler/import/ModelDesc.h"
 #include "compiler/quantize/quantize.h"
-#include "tokenizer.h"
+#include "saguaro/blob.h"
+#include "saguaro/tokenizer.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FileSystem.h"

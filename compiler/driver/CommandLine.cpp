@@ -40,20 +40,6 @@ std::vector<std::string> Args::forward(const std::vector<Option> &group) const {
   return words;
 }
 
-std::string saguaro::cli::describe(const ParseError &error) {
-  switch (error.kind) {
-  case ParseError::UnknownOption:
-    return "unknown option '" + error.arg + "'";
-  case ParseError::MissingValue:
-    return "option '" + error.arg + "' needs a value";
-  case ParseError::ExtraArgument:
-    return "unexpected argument '" + error.arg + "'";
-  case ParseError::MissingArgument:
-    break;
-  }
-  return "missing MODEL argument";
-}
-
 std::string saguaro::cli::usageLine(const Command &command) {
   return "usage: saguaro " + std::string(command.name) + " " + std::string(command.usage);
 }
@@ -69,6 +55,21 @@ std::string saguaro::cli::usageLines(const std::vector<Command> &table, std::str
 namespace {
 
 constexpr std::string_view kHelp = "--help";
+
+/// The words of a ParseError, as every command but `saguaro probe` says them.
+std::string describe(const ParseError &error) {
+  switch (error.kind) {
+  case ParseError::UnknownOption:
+    return "unknown option '" + error.arg + "'";
+  case ParseError::MissingValue:
+    return "option '" + error.arg + "' needs a value";
+  case ParseError::ExtraArgument:
+    return "unexpected argument '" + error.arg + "'";
+  case ParseError::MissingArgument:
+    break;
+  }
+  return "missing MODEL argument";
+}
 
 /// The words of a command's name: "probe collect" -> {"probe", "collect"}.
 std::vector<std::string_view> nameWords(std::string_view name) {

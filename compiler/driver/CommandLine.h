@@ -50,9 +50,6 @@ struct ParseError {
   std::string arg; // the option or argument concerned (empty for MissingArgument)
 };
 
-/// The words of ParseError, as every command but `saguaro probe` says them.
-std::string describe(const ParseError &error);
-
 struct Command {
   std::string_view name;    // "compile", "bench tokenizer", "probe collect"
   std::string_view usage;   // what follows the name: "MODEL -o BUNDLE_DIR [options]"
@@ -62,7 +59,8 @@ struct Command {
   unsigned minPositional = 1, maxPositional = 1;
   /// An unknown argument starting with '-' in the last positional place is that argument (tokenize's TEXT).
   bool lastPositionalMayStartWithDash = false;
-  /// Reports a ParseError and returns the exit code; null: "saguaro: " + describe(error), exit 1.
+  /// Reports a ParseError and returns the exit code; null: one line "saguaro: unknown option '-x'" (or
+  /// "option '-x' needs a value", "unexpected argument 'x'", "missing MODEL argument"), exit 1.
   int (*refuse)(const ParseError &) = nullptr;
 };
 

@@ -11,7 +11,7 @@
 #include "compiler/driver/QuantizeWeights.h"
 #include "compiler/pipelines/Pipelines.h"
 #include "probe/probe_file.h"
-#include "xxh64.h"
+#include "saguaro/xxh64.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/MLIRContext.h"

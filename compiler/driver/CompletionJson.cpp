@@ -1,8 +1,8 @@
 //===- CompletionJson.cpp - the JSON that `saguaro complete` and `saguaro serve` share -===//
 #include "compiler/driver/CompletionJson.h"
 
-#include "completion_options.h"
 #include "llvm/Support/FileSystem.h"
+#include "saguaro/completion_options.h"
 
 #include <fstream>
 #include <sstream>

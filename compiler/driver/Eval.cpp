@@ -9,7 +9,6 @@
 //===------------------------------------------------------------------------------------===//
 #include "compiler/driver/Eval.h"
 
-#include "blob.h"
 #include "blob_writer.h"
 #include "codegen/kernels/include/saguaro/kernels/cq_format.h"
 #include "compiler/driver/BundleCache.h"
@@ -17,7 +16,8 @@
 #include "compiler/driver/ProgramRun.h"
 #include "compiler/driver/Tokenize.h"
 #include "compiler/quantize/quantize.h"
-#include "tokenizer.h"
+#include "saguaro/blob.h"
+#include "saguaro/tokenizer.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"

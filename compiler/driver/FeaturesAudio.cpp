@@ -7,8 +7,8 @@
 //===------------------------------------------------------------------------------------===//
 #include "compiler/driver/Features.h"
 
-#include "npy_writer.h"
 #include "saguaro/audio/features.h"
+#include "saguaro/npy_writer.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"

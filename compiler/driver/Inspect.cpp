@@ -6,7 +6,7 @@
 //===------------------------------------------------------------------------------------===//
 #include "compiler/driver/Inspect.h"
 
-#include "blob.h"
+#include "saguaro/blob.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"

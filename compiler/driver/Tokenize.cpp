@@ -6,10 +6,10 @@
 //===------------------------------------------------------------------------------------===//
 #include "compiler/driver/Tokenize.h"
 
-#include "blob.h"
 #include "blob_writer.h"
 #include "compiler/tokenizer/TokenizerSource.h"
-#include "tokenizer.h"
+#include "saguaro/blob.h"
+#include "saguaro/tokenizer.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"

@@ -24,8 +24,8 @@
 #include "compiler/driver/Synth.h"
 #include "compiler/driver/Tokenize.h"
 #include "compiler/import/ModelDesc.h"
-#include "npy_writer.h"
 #include "saguaro/kernels/cpu_features.h"
+#include "saguaro/npy_writer.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -204,8 +204,12 @@ void logWeightLayouts(const std::string &bundle) {
                  << " (--target native), whose packed layouts and vector kernels are faster\n";
 }
 
+/// The threads of the bundle program, which logits, complete, serve and probe collect pass on too.
+const std::vector<Option> kThreadsOption = {
+    {"--threads", "N", "threads of the kernels; default 0 (every hardware thread)"}};
+
 /// The options run forwards to the bundle program unchanged (docs/user-guide.md, "The bundle program").
-const std::vector<Option> kSamplerOptions = {
+const std::vector<Option> kSamplerOptions = cli::join({{
     {"-p", "PROMPT", "the prompt (required)"},
     {"-n", "STEPS", "positions in all, BOS and the prompt included; default 256"},
     {"-t", "TEMPERATURE", "0: greedy; default 1"},
@@ -213,12 +217,8 @@ const std::vector<Option> kSamplerOptions = {
     {"--top-k", "K", "keep the K most likely tokens; default 0 (off)"},
     {"--top-p", "P", "nucleus sampling; default 0.9"},
     {"--min-p", "P", "drop tokens below P times the most likely one's probability; default 0 (off)"},
-    {"--repetition-penalty", "R", "penalty on tokens already in the context; default 1 (off)"},
-    {"--threads", "N", "threads of the kernels; default 0 (every hardware thread)"},
-};
-
-/// The threads of the bundle program: `--threads` alone.
-const std::vector<Option> kThreadsOption = {kSamplerOptions.back()};
+    {"--repetition-penalty", "R", "penalty on tokens already in the context; default 1 (off)"}},
+    kThreadsOption});
 
 int cmdCompile(const Args &a) {
   if (!a.has("-o"))
@@ -369,6 +369,8 @@ llvm::Expected<std::vector<int>> intList(const std::string &flag, const std::str
 
 /// `saguaro bench MODEL`: speed and efficiency of the compiled model per bits value (Bench.h).
 int cmdModelBench(const Args &a) {
+  if (a.positional.empty())
+    return fail(cli::usageLine(*a.command));
   BenchOptions o;
   o.json = a.has("--json");
   o.model = a.positional[0];
@@ -387,6 +389,8 @@ int cmdModelBench(const Args &a) {
 }
 
 int cmdTokenizerBench(const Args &a) {
+  if (a.positional.empty())
+    return fail(cli::usageLine(*a.command));
   return runTokenizerBench(a.positional[0], a.value("--text"), a.has("--json"));
 }
 
@@ -534,12 +538,12 @@ std::vector<cli::Command> commands() {
         {"--target", "T", "as compile's; default native"},
         {"--kv-cache", "T", "f16 (default) or f32"},
         {"--json", "", "print JSON instead of a table"}},
-       cmdModelBench},
+       cmdModelBench, 0, 1},
       {"bench tokenizer", "SOURCE [--text FILE] [--json]",
        "encode speed of a tokenizer (beside the sentencepiece library for a .model)",
        {{"--text", "FILE", "lines to encode; default: a built-in multilingual text"},
         {"--json", "", "print JSON instead of a table"}},
-       cmdTokenizerBench},
+       cmdTokenizerBench, 0, 1},
       {"bench audio", "[FILE] [--runs N] [--json]", "time the Whisper log-mel front-end on 30 s of audio",
        {{"--runs", "N", "timed runs; default 20"}, {"--json", "", "print JSON instead of a line"}}, runBenchAudio,
        0, 1},

@@ -28,9 +28,9 @@
 #include <arm_neon.h>
 #endif
 
-#include "blob.h"
 #include "huge_pages.h"
 #include "model_state.h"
+#include "saguaro/blob.h"
 #include "saguaro/kernels/cpu_features.h"
 
 namespace saguaro {

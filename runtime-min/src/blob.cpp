@@ -1,5 +1,5 @@
 // Verification of weights.sgw: header, checksums, flatbuffer manifest, tensor bounds/alignment/overlap/XXH64.
-#include "blob.h"
+#include "saguaro/blob.h"
 
 #include "saguaro/kernels/layouts.h"
 
@@ -15,8 +15,8 @@
 
 #include "huge_pages.h"
 #include "saguaro/blob_format.h"
+#include "saguaro/xxh64.h"
 #include "weights_generated.h"
-#include "xxh64.h"
 
 namespace saguaro {
 namespace {

@@ -17,9 +17,9 @@
 #include "bench.h"
 #include "gram_accumulator.h"
 #include "hidden_capture.h"
-#include "npy_writer.h"
 #include "process_stats.h"
 #include "saguaro/engine.h"
+#include "saguaro/npy_writer.h"
 #include "saguaro/saguaro.h"
 
 namespace saguaro {

@@ -15,11 +15,11 @@
 #include <vector>
 
 
-#include "blob.h"
-#include "chat_template.h"
-#include "completion_options.h"
 #include "hidden_capture.h"
 #include "process_stats.h"
+#include "saguaro/blob.h"
+#include "saguaro/chat_template.h"
+#include "saguaro/completion_options.h"
 #include "saguaro/engine.h"
 
 #if SAGUARO_WITH_HANDOFF

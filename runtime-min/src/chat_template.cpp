@@ -17,7 +17,7 @@
 // system_prefix + content + system_suffix for a first system message or no_system, then per message
 // role prefix (user_prefix_after_system for a user message right after the system message) + content + suffix,
 // then generation_prompt when asked.
-#include "chat_template.h"
+#include "saguaro/chat_template.h"
 
 #include <cstring>
 

@@ -6,11 +6,11 @@
 #include <algorithm>
 #include <chrono>
 
-#include "blob.h"
 #include "hidden_capture.h"
 #include "model_state.h"
+#include "saguaro/blob.h"
+#include "saguaro/tokenizer.h"
 #include "sampler.h"
-#include "tokenizer.h"
 #include "utf8_stream.h"
 
 namespace saguaro {

@@ -1,6 +1,6 @@
 #include "gram_accumulator.h"
 
-#include "npy_writer.h"
+#include "saguaro/npy_writer.h"
 
 namespace saguaro {
 

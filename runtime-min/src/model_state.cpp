@@ -1,7 +1,7 @@
 // Weight binding and aligned allocation of the model's working memory.
 #include "model_state.h"
 
-#include "blob.h"
+#include "saguaro/blob.h"
 #include "saguaro/blob_format.h"
 #include "saguaro/kernels/cpu_features.h"
 #include "saguaro/kernels/layouts.h"

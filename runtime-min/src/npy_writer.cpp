@@ -1,5 +1,5 @@
 // .npy format version 1.0: magic, u16 header length, Python-dict header padded to 64 bytes, raw data.
-#include "npy_writer.h"
+#include "saguaro/npy_writer.h"
 
 #include <cstdio>
 

@@ -1,9 +1,9 @@
 // Picks the tokenizer implementation from the blob metadata `tokenizer.kind`.
-#include "tokenizer.h"
+#include "saguaro/tokenizer.h"
 
 #include <cstdlib>
 
-#include "blob.h"
+#include "saguaro/blob.h"
 #include "tokenizer_bpe.h"
 #include "tokenizer_llama2c.h"
 #include "tokenizer_spm.h"

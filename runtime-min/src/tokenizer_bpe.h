@@ -6,7 +6,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "tokenizer.h"
+#include "saguaro/tokenizer.h"
 #include "unicode/added_tokens.h"
 #include "unicode/pre_tokenizer.h"
 #include "unicode/text_normalizer.h"

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "tokenizer.h"
+#include "saguaro/tokenizer.h"
 
 namespace saguaro {
 

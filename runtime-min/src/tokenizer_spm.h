@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "tokenizer.h"
+#include "saguaro/tokenizer.h"
 
 namespace saguaro {
 

@@ -2,7 +2,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "blob.h"
+#include "saguaro/blob.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // The loader requires 64-byte-aligned memory, as a mapped file or a linked-in array would be.

@@ -8,7 +8,7 @@
 #include <unistd.h>
 #include <vector>
 
-#include "tokenizer.h"
+#include "saguaro/tokenizer.h"
 
 namespace saguaro::fuzz {
 

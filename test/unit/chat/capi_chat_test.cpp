@@ -4,8 +4,8 @@
 #include <nlohmann/json.hpp>
 
 #include "blob_writer.h"
-#include "chat_template.h"
 #include "fake_model.h"
+#include "saguaro/chat_template.h"
 #include "saguaro/engine.h"
 #include "saguaro/saguaro.h"
 #include "test_util.h"

@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "ChatCompiler.h"
-#include "chat_template.h"
+#include "saguaro/chat_template.h"
 #include "test_util.h"
 
 namespace saguaro {

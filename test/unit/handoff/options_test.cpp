@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "completion_options.h"
+#include "saguaro/completion_options.h"
 #include "saguaro/handoff/error.h"
 #include "saguaro/handoff/options.h"
 #include "test_support.h"

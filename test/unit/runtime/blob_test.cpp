@@ -1,5 +1,5 @@
 // Blob round trip, determinism, and refusal of damaged files (each → one-line "FILE: problem", no crash).
-#include "blob.h"
+#include "saguaro/blob.h"
 
 #include <gtest/gtest.h>
 
@@ -8,8 +8,8 @@
 
 #include "blob_writer.h"
 #include "saguaro/blob_format.h"
+#include "saguaro/xxh64.h"
 #include "test_util.h"
-#include "xxh64.h"
 
 namespace saguaro {
 namespace {

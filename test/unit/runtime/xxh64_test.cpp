@@ -1,5 +1,5 @@
 // XXH64 against published test vectors.
-#include "xxh64.h"
+#include "saguaro/xxh64.h"
 
 #include <gtest/gtest.h>
 

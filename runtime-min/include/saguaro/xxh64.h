@@ -1,5 +1,6 @@
 // XXH64 (Yann Collet's xxHash, 64-bit variant), header-only, portable C++17.
-// Source of truth for the blob checksums; runtime-min/src/xxh64.h is a checked-in copy (a test keeps them equal).
+// The one implementation of the blob checksums: the compiler's blob writer and the runtime's loader both include it,
+// so they cannot disagree.
 #pragma once
 
 #include <cstddef>
