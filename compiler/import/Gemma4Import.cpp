@@ -49,8 +49,8 @@ struct Rope {
 /// int(partial_rotary_factor · d // 2) pairs rotate (with θ^(-2j/d) over the whole d) and all frequencies are
 /// divided by `factor` (a position divisor here). transformers sizes the tables from `head_dim`, or from
 /// `global_head_dim` for proportional RoPE on full layers; a layer whose head dim differs is refused.
-llvm::Expected<Rope> ropeFor(const HfConfig &c, llvm::StringRef type, int64_t headDim, int64_t sharedDim,
-                             int64_t globalDim, int64_t fallbackDim) {
+llvm::Expected<Rope> ropeFor(const HfConfig &c, llvm::StringRef type, int64_t headDim, int64_t configHeadDim,
+                             int64_t configGlobalHeadDim, int64_t fallbackDim) {
   const llvm::json::Object *all = c.object().getObject("rope_parameters");
   const llvm::json::Object *p = nullptr;
   // Gemma4TextConfig's rope_parameters when config.json has none.
@@ -69,7 +69,7 @@ llvm::Expected<Rope> ropeFor(const HfConfig &c, llvm::StringRef type, int64_t he
   if (!theta || *theta <= 0)
     return c.error("rope_parameters." + type + " needs a positive 'rope_theta'");
   bool proportional = ropeType == "proportional";
-  int64_t tableDim = proportional && type == kFull ? globalDim : sharedDim;
+  int64_t tableDim = proportional && type == kFull ? configGlobalHeadDim : configHeadDim;
   if (tableDim <= 0)
     tableDim = fallbackDim;
   if (tableDim != headDim)
@@ -128,17 +128,21 @@ llvm::Expected<std::vector<bool>> slidingLayers(const HfConfig &c, int64_t layer
   }
   return sliding;
 }
+
+/// The tensor prefix of the text decoder in each layout.
+std::string prefixOf(llvm::StringRef architecture) {
+  return architecture == "Gemma4ForConditionalGeneration" ? "model.language_model." : "model.";
+}
 } // namespace
 
-llvm::Error saguaro::importGemma4(const HfConfig &outer, llvm::StringRef architecture, llvm::StringRef dir,
-                                  ImportedModel &model) {
+llvm::Error saguaro::describeGemma4(const HfConfig &outer, llvm::StringRef architecture, llvm::StringRef dir,
+                                    ModelDesc &d, std::vector<std::string> &notes) {
   const bool conditional = architecture == "Gemma4ForConditionalGeneration";
   const llvm::json::Object *text = conditional ? outer.object().getObject("text_config") : &outer.object();
   if (!text)
     return outer.error(architecture + " needs the object 'text_config'");
   HfConfig c(*text, conditional ? outer.file() + ": text_config" : outer.file());
-  const std::string prefix = conditional ? "model.language_model." : "model.";
-  std::vector<std::string> notes; // printed once the import has succeeded
+  const std::string prefix = prefixOf(architecture);
 
   if (auto e = refuseUnsupported(c))
     return e;
@@ -191,7 +195,6 @@ llvm::Error saguaro::importGemma4(const HfConfig &outer, llvm::StringRef archite
   bool kEqV = c.boolean("attention_k_eq_v", false), doubleWide = c.boolean("use_double_wide_mlp", false);
 
   // The text decoder and its per-layer shapes.
-  ModelDesc &d = model.desc;
   d.architecture = "gemma4";
   d.name = llvm::sys::path::filename(llvm::sys::path::remove_leading_dotslash(dir)).str();
   if (d.name.empty() || d.name == ".")
@@ -280,11 +283,23 @@ llvm::Error saguaro::importGemma4(const HfConfig &outer, llvm::StringRef archite
     d.layerWeights.push_back(w);
   }
   d.bosId = text->getInteger("bos_token_id").value_or(outer.object().getInteger("bos_token_id").value_or(-1));
-  const llvm::json::Value *eos = text->get("eos_token_id") ? text->get("eos_token_id") : outer.object().get("eos_token_id");
+  const llvm::json::Value *eos = text->get("eos_token_id") ? text->get("eos_token_id")
+                                                           : outer.object().get("eos_token_id");
   if (const llvm::json::Array *list = eos ? eos->getAsArray() : nullptr)
     d.eosId = list->empty() ? -1 : (*list)[0].getAsInteger().value_or(-1);
   else
     d.eosId = eos ? eos->getAsInteger().value_or(-1) : -1;
+  return llvm::Error::success();
+}
+
+llvm::Error saguaro::importGemma4(const HfConfig &outer, llvm::StringRef architecture, llvm::StringRef dir,
+                                  ImportedModel &model) {
+  ModelDesc &d = model.desc;
+  std::vector<std::string> notes; // printed once the import has succeeded
+  if (auto e = describeGemma4(outer, architecture, dir, d, notes))
+    return e;
+  const std::string prefix = prefixOf(architecture);
+  const int64_t layers = d.layers, pleDim = d.ple.dim;
 
   // The weights; the scales that depend on their stored dtype.
   model.sourceFiles.push_back(outer.file());
@@ -298,7 +313,7 @@ llvm::Error saguaro::importGemma4(const HfConfig &outer, llvm::StringRef archite
       d.layerWeights[i].layerScalar = s;
   if (auto e = checkWeights(model, dir))
     return e;
-  d.embedScale = roundToStored(std::sqrt(static_cast<double>(dim)), model.weights.find(d.tokEmbedding)->fileDtype);
+  d.embedScale = roundToStored(std::sqrt(static_cast<double>(d.dim)), model.weights.find(d.tokEmbedding)->fileDtype);
   if (pleDim > 0)
     d.ple.tableScale =
         roundToStored(std::sqrt(static_cast<double>(pleDim)), model.weights.find(d.ple.table)->fileDtype);
@@ -310,7 +325,7 @@ llvm::Error saguaro::importGemma4(const HfConfig &outer, llvm::StringRef archite
   size_t unread = 0;
   for (const std::string &name : model.weights.names())
     unread += !read.contains(name);
-  if (conditional)
+  if (architecture == "Gemma4ForConditionalGeneration")
     notes.push_back("Gemma4ForConditionalGeneration: compiling its text decoder; the vision and audio towers are "
                     "left out");
   if (unread > 0)

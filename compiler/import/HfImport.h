@@ -73,6 +73,11 @@ private:
 /// Reads model.safetensors, or every shard model.safetensors.index.json names, into the store.
 llvm::Error readHfWeights(llvm::StringRef dir, ImportedModel &model);
 
+/// Gemma 4's description from config.json alone (shapes, per-layer attention, tensor names): everything
+/// importGemma4 reads before the weights. `notes` receives what the import says once it has succeeded.
+llvm::Error describeGemma4(const HfConfig &config, llvm::StringRef architecture, llvm::StringRef dir, ModelDesc &d,
+                           std::vector<std::string> &notes);
+
 /// Imports Gemma4ForCausalLM (`config` is the text config) or Gemma4ForConditionalGeneration (its `text_config`;
 /// the towers are left out) from `dir` (Gemma4Import.cpp; the rules: docs/gemma4.md).
 llvm::Error importGemma4(const HfConfig &config, llvm::StringRef architecture, llvm::StringRef dir,

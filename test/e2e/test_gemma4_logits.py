@@ -12,6 +12,8 @@ by Saguaro give the logits of the independent float64 numpy reference (test/refe
   index, the shared layers' unread K/V and stub towers present): within 1e-3 of the reference, bit-identical to the
   same bfloat16 weights saved as Gemma4ForCausalLM, and the compile says in one line each that the towers are left
   out and how many tensors it did not read.
+- `saguaro synth` of the full model's config writes every tensor the importer reads: it compiles, and its logits
+  are the reference's.
 - x86-avx2 (and x86-avx512vnni where the CPU has it) against generic within the ISA tolerance the other logits
   tests use, 1e-4 of the logits' scale (docs/internals.md, "x86 AVX2 kernels"), and against the reference.
 """
@@ -92,6 +94,14 @@ def main():
         if line not in log.splitlines():
             raise SystemExit(f"FAIL: the compile did not log {line!r}: {log}")
         print(f"logged: {line}")
+
+    synth = os.path.join(w, "synth")
+    common.run([args.saguaro, "synth", os.path.join(w, "full", "config.json"), "-o", synth], args)
+    refs["synth", "f32"] = os.path.join(w, "ref-synth.npy")
+    common.run([common.python(), common.reference_script(args, "gemma4_reference.py"), synth, "--token-ids", ids,
+                "-o", refs["synth", "f32"]], args)
+    ours, _ = logits("synth", "synth", "--target", "generic")
+    check("saguaro synth of the full config", ours, refs["synth", "f32"], rtol_scale=0, atol=ATOL)
 
     flags = common.cpu_flags()
     targets = [t for t, needs in (("x86-avx2", {"avx2", "fma", "f16c"}),
