@@ -1,7 +1,8 @@
 //===- Synth.cpp - `saguaro synth`: random-weight models with real shapes --------------===//
 //
-// Reads a Hugging Face config.json (LlamaForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM),
-// lists the tensors the importer (compiler/import/HfImport.cpp) expects with their shapes, and
+// Reads a Hugging Face config.json (LlamaForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM,
+// Gemma4ForCausalLM, Gemma4ForConditionalGeneration's text decoder), lists the tensors the
+// importer (compiler/import/HfImport.cpp, Gemma4Import.cpp) expects with their shapes, and
 // streams seeded normals into model.safetensors one chunk at a time, so a 1B model needs a few
 // MB of memory. Scales keep activations O(1): linears N(0, 1/in_features), norm weights ≈ 1
 // (Gemma stores them as an offset from 1, so ≈ 0), the embedding N(0, initializer_range²).
@@ -10,7 +11,7 @@
 //===------------------------------------------------------------------------------------===//
 #include "compiler/driver/Synth.h"
 
-#include "compiler/import/ModelDesc.h"
+#include "compiler/import/HfImport.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
@@ -113,12 +114,17 @@ uint16_t toF16(float f) {
   return static_cast<uint16_t>(sign | h);
 }
 
+/// The dtype config.json names (`torch_dtype`, else `dtype`): bfloat16, float16, else float32.
+StoreType storeTypeOf(const llvm::json::Object &c) {
+  llvm::StringRef dtype = c.getString("torch_dtype").value_or(c.getString("dtype").value_or("float32"));
+  return dtype == "bfloat16" ? StoreType::BF16 : dtype == "float16" ? StoreType::F16 : StoreType::F32;
+}
+
 /// The model's shapes, read from config.json with the importer's defaults.
 struct Shapes {
   bool gemma = false, qkNorm = false, tied = false;
   int64_t dim = 0, hidden = 0, layers = 0, heads = 0, kvHeads = 0, headDim = 0, vocab = 0;
   double embedStd = 0.02;
-  StoreType type = StoreType::F32;
 };
 
 llvm::Expected<Shapes> readShapes(const std::string &path, const llvm::json::Object &c) {
@@ -134,7 +140,8 @@ llvm::Expected<Shapes> readShapes(const std::string &path, const llvm::json::Obj
     s.qkNorm = true;
   else if (*arch != "LlamaForCausalLM")
     return err("unknown architecture '" + *arch +
-               "' (supported: LlamaForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM)");
+               "' (supported: LlamaForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM, Gemma4ForCausalLM, "
+               "Gemma4ForConditionalGeneration)");
   auto integer = [&](llvm::StringRef key, std::optional<int64_t> fallback, int64_t &out) -> llvm::Error {
     const llvm::json::Value *v = c.get(key);
     if (!v || v->kind() == llvm::json::Value::Null) {
@@ -164,8 +171,6 @@ llvm::Expected<Shapes> readShapes(const std::string &path, const llvm::json::Obj
   s.tied = c.getBoolean("tie_word_embeddings").value_or(s.gemma);
   if (std::optional<double> r = c.getNumber("initializer_range"); r && *r > 0)
     s.embedStd = *r;
-  llvm::StringRef dtype = c.getString("torch_dtype").value_or(c.getString("dtype").value_or("float32"));
-  s.type = dtype == "bfloat16" ? StoreType::BF16 : dtype == "float16" ? StoreType::F16 : StoreType::F32;
   return s;
 }
 
@@ -202,6 +207,30 @@ std::vector<TensorPlan> planTensors(const Shapes &s) {
   t.push_back(norm("model.norm.weight", s.dim));
   if (!s.tied)
     t.push_back(linear("lm_head.weight", s.vocab, s.dim));
+  return t;
+}
+
+/// Every tensor Gemma4Import reads for this config (the text decoder; no towers), in the importer's order: norm
+/// weights and layer_scalar 1 ± 0.02 (Gemma 4 multiplies by the weight itself), tables N(0, initializer_range²),
+/// linears N(0, 1/in_features). The weights of ones that the importer adds itself are not written.
+llvm::Expected<std::vector<TensorPlan>> planGemma4(const std::string &path, const llvm::json::Object &c,
+                                                   llvm::StringRef architecture) {
+  ModelDesc d;
+  std::vector<std::string> notes;
+  if (auto e = describeGemma4(HfConfig(c, path), architecture, llvm::sys::path::parent_path(path), d, notes))
+    return std::move(e);
+  double embedStd = c.getNumber("initializer_range").value_or(0.02);
+  std::vector<TensorPlan> t;
+  for (auto &[name, shape] : expectedTensors(d)) {
+    if (llvm::any_of(d.layerWeights, [&](const LayerWeights &l) { return l.vNorm == name; }))
+      continue;
+    if (shape.size() == 1)
+      t.push_back({name, shape, 1.0, 0.02});
+    else if (name == d.tokEmbedding || name == d.ple.table)
+      t.push_back({name, shape, 0.0, embedStd > 0 ? embedStd : 0.02});
+    else
+      t.push_back({name, shape, 0.0, 1.0 / std::sqrt(static_cast<double>(shape[1]))});
+  }
   return t;
 }
 
@@ -269,9 +298,21 @@ llvm::Error saguaro::synthesizeModel(const std::string &config, const std::strin
     return json.takeError();
   if (!json->getAsObject())
     return fileError(config, "not a JSON object");
-  auto shapes = readShapes(config, *json->getAsObject());
-  if (!shapes)
+  const llvm::json::Object &c = *json->getAsObject();
+  const llvm::json::Array *archs = c.getArray("architectures");
+  llvm::StringRef arch = archs && !archs->empty() ? (*archs)[0].getAsString().value_or("") : "";
+  bool gemma4 = arch == "Gemma4ForCausalLM" || arch == "Gemma4ForConditionalGeneration";
+  llvm::Expected<std::vector<TensorPlan>> tensors = std::vector<TensorPlan>();
+  if (gemma4) {
+    tensors = planGemma4(config, c, arch);
+  } else if (auto shapes = readShapes(config, c)) {
+    tensors = planTensors(*shapes);
+  } else {
     return shapes.takeError();
+  }
+  if (!tensors)
+    return tensors.takeError();
+  StoreType type = storeTypeOf(c);
   if (llvm::sys::fs::exists(outDir))
     return fileError(outDir, "already exists (synth does not overwrite)");
 
@@ -289,16 +330,15 @@ llvm::Error saguaro::synthesizeModel(const std::string &config, const std::strin
   llvm::sys::path::append(weights, "model.safetensors");
   if (std::error_code ec = llvm::sys::fs::copy_file(config, cfgOut))
     return fail(fileError(cfgOut, "cannot write: " + ec.message()));
-  std::vector<TensorPlan> tensors = planTensors(*shapes);
-  if (auto e = writeSafetensors(weights.str().str(), tensors, shapes->type, seed))
+  if (auto e = writeSafetensors(weights.str().str(), *tensors, type, seed))
     return fail(std::move(e));
   if (std::error_code ec = llvm::sys::fs::rename(tmp, outDir))
     return fail(fileError(outDir, "cannot rename " + tmp + ": " + ec.message()));
   uint64_t params = 0;
-  for (const TensorPlan &t : tensors)
+  for (const TensorPlan &t : *tensors)
     params += t.elements();
-  const char *type = shapes->type == StoreType::F32 ? "float32" : shapes->type == StoreType::BF16 ? "bfloat16" : "float16";
-  llvm::errs() << "saguaro: wrote " << outDir << " (" << tensors.size() << " tensors, " << params << " " << type
+  const char *typeName = type == StoreType::F32 ? "float32" : type == StoreType::BF16 ? "bfloat16" : "float16";
+  llvm::errs() << "saguaro: wrote " << outDir << " (" << tensors->size() << " tensors, " << params << " " << typeName
                << " parameters, seed " << seed << ")\n";
   return llvm::Error::success();
 }

@@ -2,11 +2,12 @@
 //
 // A model directory holds config.json and model.safetensors (or a sharded set listed in
 // model.safetensors.index.json). Supported architectures: LlamaForCausalLM,
-// Qwen3ForCausalLM and Gemma3ForCausalLM (text). Field names and defaults follow the
+// Qwen3ForCausalLM and Gemma3ForCausalLM (text) here; Gemma4ForCausalLM and
+// Gemma4ForConditionalGeneration in Gemma4Import.cpp. Field names and defaults follow the
 // transformers configuration classes of those models.
 //
 //===------------------------------------------------------------------------------------===//
-#include "compiler/import/ModelDesc.h"
+#include "compiler/import/HfImport.h"
 #include "compiler/import/Safetensors.h"
 
 #include "llvm/ADT/StringSet.h"
@@ -18,50 +19,7 @@
 
 using namespace saguaro;
 
-namespace {
-/// Typed, error-reporting access to config.json.
-class Config {
-public:
-  Config(const llvm::json::Object &o, std::string path) : o(o), path(std::move(path)) {}
-
-  llvm::Expected<int64_t> integer(llvm::StringRef key) const {
-    if (std::optional<int64_t> v = o.getInteger(key))
-      return *v;
-    return fileError(path, o.get(key) ? "field '" + key + "' must be an integer"
-                                      : "missing field '" + key + "'");
-  }
-  llvm::Expected<int64_t> integer(llvm::StringRef key, int64_t fallback) const {
-    return present(key) ? integer(key) : fallback;
-  }
-  llvm::Expected<double> number(llvm::StringRef key) const {
-    if (std::optional<double> v = o.getNumber(key))
-      return *v;
-    return fileError(path, o.get(key) ? "field '" + key + "' must be a number"
-                                      : "missing field '" + key + "'");
-  }
-  llvm::Expected<double> number(llvm::StringRef key, double fallback) const {
-    return present(key) ? number(key) : fallback;
-  }
-  /// A number, or 0 when the field is absent or null (used for optional soft-caps).
-  llvm::Expected<double> optionalNumber(llvm::StringRef key) const { return number(key, 0.0); }
-  bool boolean(llvm::StringRef key, bool fallback) const { return o.getBoolean(key).value_or(fallback); }
-  std::string string(llvm::StringRef key, llvm::StringRef fallback) const {
-    return o.getString(key).value_or(fallback).str();
-  }
-  bool present(llvm::StringRef key) const {
-    const llvm::json::Value *v = o.get(key);
-    return v && v->kind() != llvm::json::Value::Null;
-  }
-  const llvm::json::Object &object() const { return o; }
-  llvm::Error error(const llvm::Twine &message) const { return fileError(path, message); }
-
-private:
-  const llvm::json::Object &o;
-  std::string path;
-};
-
-/// Reads every safetensors file of the directory into the store.
-llvm::Error readWeights(llvm::StringRef dir, ImportedModel &model) {
+llvm::Error saguaro::readHfWeights(llvm::StringRef dir, ImportedModel &model) {
   llvm::SmallString<256> single(dir), index(dir);
   llvm::sys::path::append(single, "model.safetensors");
   llvm::sys::path::append(index, "model.safetensors.index.json");
@@ -98,6 +56,9 @@ llvm::Error readWeights(llvm::StringRef dir, ImportedModel &model) {
   }
   return llvm::Error::success();
 }
+
+namespace {
+using Config = HfConfig;
 
 /// RoPE scaling from a rope_scaling object: a linear position divisor, or Llama 3's frequency scaling.
 struct RopeScaling {
@@ -158,16 +119,14 @@ llvm::Error saguaro::importHuggingFace(llvm::StringRef dir, ImportedModel &model
     d.architecture = "qwen3";
   else if (arch == "Gemma3ForCausalLM")
     d.architecture = "gemma3";
+  else if (arch == "Gemma4ForCausalLM" || arch == "Gemma4ForConditionalGeneration")
+    return importGemma4(c, arch, dir, model);
   else
     return c.error("unknown architecture '" + arch +
-                   "' (supported: LlamaForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM)");
+                   "' (supported: LlamaForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM, Gemma4ForCausalLM, "
+                   "Gemma4ForConditionalGeneration)");
   bool gemma = d.architecture == "gemma3", qwen = d.architecture == "qwen3";
 
-#define SAGUARO_TRY(var, expr)                                                                     \
-  auto var##OrErr = (expr);                                                                        \
-  if (!var##OrErr)                                                                                 \
-    return var##OrErr.takeError();                                                                 \
-  auto var = *var##OrErr;
   SAGUARO_TRY(dim, c.integer("hidden_size"));
   SAGUARO_TRY(hidden, c.integer("intermediate_size"));
   SAGUARO_TRY(layers, c.integer("num_hidden_layers"));
@@ -181,16 +140,15 @@ llvm::Error saguaro::importHuggingFace(llvm::StringRef dir, ImportedModel &model
   SAGUARO_TRY(scaling, ropeScaling(c));
   SAGUARO_TRY(finalSoftcap, c.optionalNumber("final_logit_softcapping"));
   SAGUARO_TRY(attnSoftcap, c.optionalNumber("attn_logit_softcapping"));
-  for (auto [name, value] : {std::pair<const char *, int64_t>{"hidden_size", dim},
-                             {"intermediate_size", hidden},
-                             {"num_hidden_layers", layers},
-                             {"num_attention_heads", heads},
-                             {"num_key_value_heads", kvHeads},
-                             {"head_dim", headDim},
-                             {"vocab_size", vocab},
-                             {"max_position_embeddings", maxPos}})
-    if (value <= 0)
-      return c.error(llvm::Twine("field '") + name + "' must be positive");
+  if (auto e = c.requirePositive({{"hidden_size", dim},
+                                  {"intermediate_size", hidden},
+                                  {"num_hidden_layers", layers},
+                                  {"num_attention_heads", heads},
+                                  {"num_key_value_heads", kvHeads},
+                                  {"head_dim", headDim},
+                                  {"vocab_size", vocab},
+                                  {"max_position_embeddings", maxPos}}))
+    return e;
   if (heads % kvHeads != 0)
     return c.error("num_attention_heads must be a multiple of num_key_value_heads");
   if (headDim % 2 != 0)
@@ -266,7 +224,6 @@ llvm::Error saguaro::importHuggingFace(llvm::StringRef dir, ImportedModel &model
     }
     d.layerAttention.push_back(a);
   }
-#undef SAGUARO_TRY
 
   bool tied = c.boolean("tie_word_embeddings", gemma);
   d.tokEmbedding = "model.embed_tokens.weight";
@@ -297,7 +254,7 @@ llvm::Error saguaro::importHuggingFace(llvm::StringRef dir, ImportedModel &model
     d.layerWeights.push_back(w);
   }
   model.sourceFiles.push_back(cfgFile);
-  if (auto e = readWeights(dir, model))
+  if (auto e = readHfWeights(dir, model))
     return e;
   return checkWeights(model, dir);
 }

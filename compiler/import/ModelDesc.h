@@ -25,22 +25,43 @@ struct LayerWeights {
   std::string ffnNorm;      // norm before the MLP
   std::string postFfnNorm;  // sandwich norm on the MLP output (Gemma 3)
   std::string gate, up, down;
+  std::string vNorm;        // per-head norm of V (Gemma 4: a weight of ones the importer adds)
+  // Gemma 4's per-layer input (PLE): the gate [ple, dim], the projection [dim, ple], the norm after it.
+  std::string pleGate, pleProjection, plePostNorm;
+  std::string layerScalar;  // a [1] tensor scaling the layer's output, residual included (Gemma 4)
 };
 
-/// Attention settings that vary per layer (Gemma 3's local/global pattern).
+/// Attention settings that vary per layer (Gemma 3's local/global pattern; Gemma 4's shapes per layer type).
 struct LayerAttention {
   int64_t window = 0;      // 0: full causal attention
+  int64_t headDim = 0, kvHeads = 0; // 0: the model's headDim / kvHeads
+  int64_t kvLayer = -1;    // >= 0: computes no K/V and attends over that earlier layer's cache (Gemma 4)
   float ropeTheta = 10000.0f;
   float ropePosScale = 1.0f; // linear RoPE scaling factor
+  int64_t ropePairs = 0;   // > 0: only the first ropePairs of the head_dim/2 pairs rotate (partial rotary)
   // Llama 3 frequency scaling: {factor, low_freq_factor, high_freq_factor, original_max_position_embeddings};
   // empty when the model has none.
   std::vector<float> ropeLlama3;
 };
 
+/// Gemma 4's per-layer embeddings (PLE): per token, `dim` values for each decoder layer, the sum of a gathered
+/// table row and a projection of the token's scaled embedding (docs/gemma4.md).
+struct PerLayerEmbedding {
+  int64_t dim = 0;              // values per layer; 0: the model has no PLE
+  int64_t tableRows = 0;        // the table's vocabulary (at least the model's)
+  std::string table;            // [tableRows, layers * dim], gathered
+  std::string projection;       // [layers * dim, model dim]
+  std::string projectionNorm;   // [dim], RMSNorm of each layer's slice of the projection
+  float tableScale = 1.0f;      // on the gathered row
+  float projectionScale = 1.0f; // on the projection, before its norm
+  float sumScale = 1.0f;        // on the sum of the two
+};
+
 struct ModelDesc {
   std::string name;         // e.g. "stories260K"
-  std::string architecture; // llama2c, llama, qwen3, gemma3
+  std::string architecture; // llama2c, llama, qwen3, gemma3, gemma4
   int64_t dim = 0, hidden = 0, layers = 0, heads = 0, kvHeads = 0, headDim = 0, vocab = 0;
+  std::vector<int64_t> layerHidden; // per-layer MLP width when layers differ (Gemma 4's double-wide MLPs)
   int64_t maxSeq = 0;       // longest sequence the KV cache holds
   float normEps = 1e-5f;
   bool normAddOne = false;  // Gemma: weight is (1 + w)
@@ -52,12 +73,22 @@ struct ModelDesc {
   std::string tokEmbedding, finalNorm, lmHead;
   std::vector<LayerWeights> layerWeights;
   std::vector<LayerAttention> layerAttention;
+  PerLayerEmbedding ple;
   int64_t hiddenTapLayer = 0; // > 0: llm.hidden_tap after this many decoder layers (the probe's input)
   // The compiled confidence probe's widths (h == 0: none); its weights are the tensors "probe.*".
   struct ProbeHead {
     int64_t h = 0, m1 = 0, m2 = 0;
   } probe;
   int64_t bosId = -1, eosId = -1;
+
+  /// Layer l's head dim, KV heads and MLP width: its own where the architecture varies them, else the model's.
+  int64_t headDimOf(int64_t l) const {
+    return layerAttention.empty() || !layerAttention[l].headDim ? headDim : layerAttention[l].headDim;
+  }
+  int64_t kvHeadsOf(int64_t l) const {
+    return layerAttention.empty() || !layerAttention[l].kvHeads ? kvHeads : layerAttention[l].kvHeads;
+  }
+  int64_t hiddenOf(int64_t l) const { return layerHidden.empty() ? hidden : layerHidden[l]; }
 };
 
 /// Element types of stored tensors (the values of saguaro::DType in model_abi.h).
@@ -71,6 +102,7 @@ struct StoredTensor {
   std::vector<float> owned; // set when converted (bf16/f16 -> f32)
   StoredType type = StoredType::F32;
   std::vector<uint8_t> raw; // the bytes when type is not F32
+  std::string fileDtype;    // its dtype in the source file ("F32", "BF16", "F16"); empty when the compiler made it
   const void *bytesData() const { return type == StoredType::F32 ? static_cast<const void *>(data) : raw.data(); }
   uint64_t bytes() const {
     if (type != StoredType::F32)
@@ -86,15 +118,19 @@ struct StoredTensor {
 class WeightStore {
 public:
   /// Adds a view of `count` floats at `data`, owned by a mapped file of this store.
-  void addView(const std::string &name, std::vector<int64_t> shape, const float *data);
-  /// Adds a tensor whose data the store owns.
-  void addOwned(const std::string &name, std::vector<int64_t> shape, std::vector<float> data);
+  void addView(const std::string &name, std::vector<int64_t> shape, const float *data,
+               std::string fileDtype = "");
+  /// Adds a tensor whose data the store owns; `fileDtype` is its dtype in the source file, if it comes from one.
+  void addOwned(const std::string &name, std::vector<int64_t> shape, std::vector<float> data,
+                std::string fileDtype = "");
   /// Adds a tensor of raw bytes of `type` (quantized codes, norms).
   void addRaw(const std::string &name, std::vector<int64_t> shape, StoredType type, std::vector<uint8_t> bytes);
   /// Keeps a mapped source file alive as long as the store.
   void keep(std::unique_ptr<llvm::MemoryBuffer> file) { files.push_back(std::move(file)); }
   const StoredTensor *find(llvm::StringRef name) const;
   bool contains(llvm::StringRef name) const { return find(name) != nullptr; }
+  /// The names of every tensor, sorted.
+  std::vector<std::string> names() const;
 
 private:
   llvm::StringMap<std::unique_ptr<StoredTensor>> tensors;
@@ -113,6 +149,9 @@ llvm::Error importLlama2c(llvm::StringRef path, ImportedModel &model);
 
 /// Reads a Hugging Face directory (config.json + safetensors, single or sharded).
 llvm::Error importHuggingFace(llvm::StringRef dir, ImportedModel &model);
+
+/// Every tensor the description names with the shape it must have (a tied head once).
+std::vector<std::pair<std::string, std::vector<int64_t>>> expectedTensors(const ModelDesc &d);
 
 /// Checks that every tensor the description names exists with the expected shape.
 llvm::Error checkWeights(const ImportedModel &model, llvm::StringRef source);

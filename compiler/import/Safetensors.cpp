@@ -99,7 +99,7 @@ llvm::Error saguaro::readSafetensors(llvm::StringRef path, WeightStore &store) {
                  llvm::Twine(count * elementBytes));
     const char *p = data + *begin;
     if (*dtype == "F32" && reinterpret_cast<uintptr_t>(p) % 4 == 0) {
-      store.addView(name, shape, reinterpret_cast<const float *>(p));
+      store.addView(name, shape, reinterpret_cast<const float *>(p), dtype->str());
       continue;
     }
     std::vector<float> converted(count);
@@ -112,7 +112,7 @@ llvm::Error saguaro::readSafetensors(llvm::StringRef path, WeightStore &store) {
       std::memcpy(&v, p + 2 * i, 2);
       converted[i] = *dtype == "BF16" ? bf16ToFloat(v) : f16ToFloat(v);
     }
-    store.addOwned(name, shape, std::move(converted));
+    store.addOwned(name, shape, std::move(converted), dtype->str());
   }
   store.keep(std::move(*file));
   return llvm::Error::success();

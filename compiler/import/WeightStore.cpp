@@ -3,6 +3,8 @@
 
 #include "llvm/Support/FormatVariadic.h"
 
+#include <algorithm>
+
 using namespace saguaro;
 
 llvm::Error saguaro::fileError(llvm::StringRef file, const llvm::Twine &message) {
@@ -19,18 +21,21 @@ llvm::Expected<llvm::json::Value> saguaro::readJsonFile(llvm::StringRef path) {
   return json;
 }
 
-void WeightStore::addView(const std::string &name, std::vector<int64_t> shape, const float *data) {
+void WeightStore::addView(const std::string &name, std::vector<int64_t> shape, const float *data,
+                          std::string fileDtype) {
   auto t = std::make_unique<StoredTensor>();
   t->shape = std::move(shape);
   t->data = data;
+  t->fileDtype = std::move(fileDtype);
   tensors[name] = std::move(t);
 }
 
-void WeightStore::addOwned(const std::string &name, std::vector<int64_t> shape,
-                           std::vector<float> data) {
+void WeightStore::addOwned(const std::string &name, std::vector<int64_t> shape, std::vector<float> data,
+                           std::string fileDtype) {
   auto t = std::make_unique<StoredTensor>();
   t->shape = std::move(shape);
   t->owned = std::move(data);
+  t->fileDtype = std::move(fileDtype);
   t->data = t->owned.data();
   tensors[name] = std::move(t);
 }
@@ -49,6 +54,14 @@ const StoredTensor *WeightStore::find(llvm::StringRef name) const {
   return it == tensors.end() ? nullptr : it->second.get();
 }
 
+std::vector<std::string> WeightStore::names() const {
+  std::vector<std::string> out;
+  for (const auto &entry : tensors)
+    out.push_back(entry.getKey().str());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 namespace {
 std::string shapeString(const std::vector<int64_t> &shape) {
   std::string s = "[";
@@ -58,34 +71,44 @@ std::string shapeString(const std::vector<int64_t> &shape) {
 }
 } // namespace
 
+std::vector<std::pair<std::string, std::vector<int64_t>>> saguaro::expectedTensors(const ModelDesc &d) {
+  std::vector<std::pair<std::string, std::vector<int64_t>>> out;
+  auto add = [&](const std::string &name, std::vector<int64_t> shape) {
+    if (!name.empty())
+      out.push_back({name, std::move(shape)});
+  };
+  add(d.tokEmbedding, {d.vocab, d.dim});
+  add(d.finalNorm, {d.dim});
+  if (d.lmHead != d.tokEmbedding)
+    add(d.lmHead, {d.vocab, d.dim});
+  const PerLayerEmbedding &ple = d.ple;
+  if (ple.dim > 0) {
+    add(ple.table, {ple.tableRows, d.layers * ple.dim});
+    add(ple.projection, {d.layers * ple.dim, d.dim});
+    add(ple.projectionNorm, {ple.dim});
+  }
+  for (auto [i, l] : llvm::enumerate(d.layerWeights)) {
+    int64_t hd = d.headDimOf(i), q = d.heads * hd, kv = d.kvHeadsOf(i) * hd, hidden = d.hiddenOf(i);
+    for (auto &[name, shape] : std::vector<std::pair<std::string, std::vector<int64_t>>>{
+             {l.attnNorm, {d.dim}}, {l.wq, {q, d.dim}}, {l.wk, {kv, d.dim}}, {l.wv, {kv, d.dim}},
+             {l.wo, {d.dim, q}}, {l.qNorm, {hd}}, {l.kNorm, {hd}}, {l.vNorm, {hd}},
+             {l.postAttnNorm, {d.dim}}, {l.ffnNorm, {d.dim}}, {l.postFfnNorm, {d.dim}},
+             {l.gate, {hidden, d.dim}}, {l.up, {hidden, d.dim}}, {l.down, {d.dim, hidden}},
+             {l.pleGate, {ple.dim, d.dim}}, {l.pleProjection, {d.dim, ple.dim}}, {l.plePostNorm, {d.dim}},
+             {l.layerScalar, {1}}})
+      add(name, std::move(shape));
+  }
+  return out;
+}
+
 llvm::Error saguaro::checkWeights(const ImportedModel &model, llvm::StringRef source) {
-  const ModelDesc &d = model.desc;
-  auto expect = [&](const std::string &name, std::vector<int64_t> shape) -> llvm::Error {
-    if (name.empty())
-      return llvm::Error::success();
+  for (const auto &[name, shape] : expectedTensors(model.desc)) {
     const StoredTensor *t = model.weights.find(name);
     if (!t)
       return fileError(source, "missing tensor '" + name + "'");
     if (t->shape != shape)
       return fileError(source, "tensor '" + name + "' has shape " + shapeString(t->shape) +
                                    ", expected " + shapeString(shape));
-    return llvm::Error::success();
-  };
-  int64_t q = d.heads * d.headDim, kv = d.kvHeads * d.headDim;
-  if (auto e = expect(d.tokEmbedding, {d.vocab, d.dim}))
-    return e;
-  if (auto e = expect(d.finalNorm, {d.dim}))
-    return e;
-  if (auto e = expect(d.lmHead, {d.vocab, d.dim}))
-    return e;
-  for (const LayerWeights &l : d.layerWeights) {
-    for (auto [name, shape] : std::vector<std::pair<std::string, std::vector<int64_t>>>{
-             {l.attnNorm, {d.dim}}, {l.wq, {q, d.dim}}, {l.wk, {kv, d.dim}}, {l.wv, {kv, d.dim}},
-             {l.wo, {d.dim, q}}, {l.qNorm, {d.headDim}}, {l.kNorm, {d.headDim}},
-             {l.postAttnNorm, {d.dim}}, {l.ffnNorm, {d.dim}}, {l.postFfnNorm, {d.dim}},
-             {l.gate, {d.hidden, d.dim}}, {l.up, {d.hidden, d.dim}}, {l.down, {d.dim, d.hidden}}})
-      if (auto e = expect(name, shape))
-        return e;
   }
   return llvm::Error::success();
 }

@@ -4,14 +4,19 @@ cmake/aarch64-linux-gnu.cmake and run under qemu on the matching core, prints th
 programs refuse, in one line, a core without their extensions (cortex-a72, neoverse-n1); and the kernel unit
 tests, cross-compiled by test/cross once per target's -march (ARMv8.0, + dotprod, + dotprod and i8mm: kernels.h
 selects the int8 CQ kernels of that level), pass under qemu on the target's core and hold its own instructions
-(SDOT, SMMLA) but none the core lacks."""
+(SDOT, SMMLA) but none the core lacks. The tiny Gemma 4 model with every feature on
+(test/reference/make_random_gemma4.py) compiled for aarch64-neon gives under qemu the host's generic logits within
+the ISA tolerance, 1e-4 of the logits' scale (issue 28, acceptance 1)."""
 import filecmp
 import json
 import os
 import re
 import shutil
 
+import numpy as np
+
 import common
+import compare_logits
 
 SYSROOT = "/usr/aarch64-linux-gnu"
 TOOLS = ("aarch64-linux-gnu-g++", "aarch64-linux-gnu-objdump", "qemu-aarch64", "cmake")
@@ -148,6 +153,32 @@ def bundles(args, model, tok, expected):
               f"objdump: {note}")
 
 
+def gemma4(args):
+    """The full tiny Gemma 4 model for aarch64-neon under qemu against the host's generic build. The other ARM targets
+    differ only in the int8 CQ products, which a float model does not call."""
+    model, ids = os.path.join(args.work_dir, "gemma4"), os.path.join(args.work_dir, "gemma4-ids.txt")
+    common.run([common.python(), common.reference_script(args, "make_random_gemma4.py"), "--variant", "full",
+                "-o", model], args)
+    open(ids, "w").write(" ".join(str((i * 37 + 11) % 256) for i in range(24)) + "\n")  # past the window of 8
+    host = os.path.join(args.work_dir, "gemma4-host.npy")
+    common.run([args.saguaro, "logits", model, "--token-ids", ids, "-o", host, "--target", "generic",
+                "--kv-cache", "f32"], args)
+    out_dir, target, cpu = os.path.join(args.work_dir, "gemma4-aarch64-neon"), "aarch64-neon", "cortex-a72"
+    common.run([args.saguaro, "compile", model, "-o", out_dir, "--target", target, "--kv-cache", "f32"], args)
+    bundle, build = os.path.join(args.work_dir, "bundle"), os.path.join(args.work_dir, "build")
+    sync_tree(out_dir, bundle)  # the stories260K bundles' build tree: only model.cpp is new
+    configure(args, bundle, build)
+    exe = os.path.join(args.work_dir, f"saguaro_bundle-gemma4-{target}")
+    shutil.copy2(os.path.join(build, "saguaro_bundle"), exe)
+    check_aarch64_elf(exe)
+    ours = os.path.join(args.work_dir, "gemma4-aarch64-neon.npy")
+    common.run(qemu(cpu, exe, out_dir, "--logits", ids, "-o", ours), args, timeout=600)
+    ok, msg = compare_logits.compare(np.load(ours), np.load(host), 1e-4)
+    if not ok:
+        raise SystemExit(f"FAIL: Gemma 4 {target} under qemu -cpu {cpu} against the host's generic logits: {msg}")
+    print(f"Gemma 4 (full tiny model), {target} under qemu -cpu {cpu} against host generic: {msg}")
+
+
 def kernel_tests(args):
     for target, cpu in TARGETS:
         build = os.path.join(args.work_dir, f"kernels-{target}")
@@ -189,6 +220,7 @@ def main():
     print(f"host: byte-identical to llama2.c ({len(host)} bytes)")
 
     bundles(args, model, tok, host)
+    gemma4(args)
     kernel_tests(args)
 
 

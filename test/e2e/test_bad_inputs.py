@@ -1,7 +1,8 @@
 """Acceptance 6: damaged inputs give one line naming the file and the problem, a non-zero exit
-code, no crash, and no output left behind as if valid."""
+code, no crash, and no output left behind as if valid; Gemma 4's refusals (issue 28, acceptance 5)."""
 import json
 import os
+import shutil
 import struct
 
 import numpy as np
@@ -32,6 +33,67 @@ def write_llama2c(path, dim=16, hidden=32, layers=2, heads=2, kv_heads=2, vocab=
     with open(path, "wb") as f:
         f.write(struct.pack("<7i", dim, hidden, layers, heads, kv_heads, vocab, seq_len))
         f.write(data.tobytes())
+
+
+def gemma4_refusals(args, out):
+    """Gemma 4 (issue 28, acceptance 5): what the compiler does not implement, an inconsistent config, a missing
+    per-layer-embedding tensor and a shard the index names but the directory lacks are refused in one line."""
+    w = os.path.join(args.work_dir, "gemma4")
+    make = common.reference_script(args, "make_random_gemma4.py")
+    full, conditional = os.path.join(w, "full"), os.path.join(w, "conditional")
+    common.run([common.python(), make, "--variant", "full", "-o", full], args)
+    common.run([common.python(), make, "--variant", "full", "--conditional", "-o", conditional], args)
+    config = json.load(open(os.path.join(full, "config.json")))
+    ple = "model.embed_tokens_per_layer.weight"
+
+    def variant(tag, change=None, drop=None):
+        """A copy of the full model with config.json changed by `change`, or without the tensor `drop`."""
+        d = os.path.join(w, tag)
+        os.makedirs(d)
+        c = json.loads(json.dumps(config))
+        if change:
+            change(c)
+        json.dump(c, open(os.path.join(d, "config.json"), "w"))
+        st = os.path.join(full, "model.safetensors")
+        if not drop:
+            os.symlink(st, os.path.join(d, "model.safetensors"))
+            return d
+        blob = open(st, "rb").read()
+        (n,) = struct.unpack("<Q", blob[:8])
+        header = json.loads(blob[8:8 + n])
+        del header[drop]
+        text = json.dumps(header, separators=(",", ":")).encode()
+        open(os.path.join(d, "model.safetensors"), "wb").write(
+            struct.pack("<Q", n) + text + b" " * (n - len(text)) + blob[8 + n:])
+        return d
+
+    rope = lambda kind: lambda c: c["rope_parameters"][kind].update(rope_type="yarn")
+    for tag, change, say in (
+            ("moe", lambda c: c.update(enable_moe_block=True), "enable_moe_block"),
+            ("bidirectional", lambda c: c.update(use_bidirectional_attention="all"),
+             "use_bidirectional_attention 'all' is not supported"),
+            ("rope-yarn", rope("full_attention"), "rope_type 'yarn' (full_attention) is not supported"),
+            ("all-shared", lambda c: c.update(num_kv_shared_layers=8),
+             "num_kv_shared_layers 8 must be at least 0 and below the 8 layers"),
+            # The first two layers own K/V, both sliding: the shared full layers would have nothing to read.
+            ("shared-no-owner", lambda c: c.update(num_kv_shared_layers=6),
+             "KV-shared layer 2 (full_attention) has no earlier full_attention layer")):
+        expect_error(args, [args.saguaro, "compile", variant(tag, change), "-o", out], "config.json", say,
+                     leaves_no=out)
+    d = variant("no-ple-table", drop=ple)
+    expect_error(args, [args.saguaro, "compile", d, "-o", out], d, f"missing tensor '{ple}'", leaves_no=out)
+    # The conditional layout: a refusal names config.json's text_config; a shard named in the index is absent.
+    c = json.load(open(os.path.join(conditional, "config.json")))
+    c["text_config"]["enable_moe_block"] = True
+    moe = os.path.join(w, "conditional-moe")
+    shutil.copytree(conditional, moe)
+    json.dump(c, open(os.path.join(moe, "config.json"), "w"))
+    expect_error(args, [args.saguaro, "compile", moe, "-o", out], "config.json: text_config", "enable_moe_block",
+                 leaves_no=out)
+    os.remove(os.path.join(moe, "model-00002-of-00002.safetensors"))
+    json.dump(json.load(open(os.path.join(conditional, "config.json"))), open(os.path.join(moe, "config.json"), "w"))
+    expect_error(args, [args.saguaro, "compile", moe, "-o", out], "model-00002-of-00002.safetensors",
+                 "No such file or directory", leaves_no=out)
 
 
 def main():
@@ -152,6 +214,8 @@ def main():
     npy = os.path.join(w, "flipped.npy")
     expect_error(args, [saguaro, "logits", bundle, "--token-ids", ids, "-o", npy], "weights.sgw", "checksum",
                  leaves_no=npy)
+
+    gemma4_refusals(args, out)
 
 
 if __name__ == "__main__":

@@ -164,3 +164,45 @@ module attributes {llm.max_seq = 8 : i64} {
     return
   }
 }
+
+// -----
+
+// An attention without k and v reads a cache that an attention with k and v fills.
+module attributes {llm.max_seq = 8 : i64} {
+  func.func @decode(%tokens: tensor<1xi32>) -> tensor<1x16xf32> attributes {llm.entry = "decode"} {
+    %q = llm.embed %tokens {table = #llm.weight<"q">} : tensor<1xi32> -> tensor<1x8xf32>
+    // expected-error @+1 {{'llm.attention' op reads the KV cache of layer 0, which no attention op with k and v fills}}
+    %a = llm.attention %q {layer = 1 : i64, kv_layer = 0 : i64, heads = 2 : i64, kv_heads = 1 : i64, head_dim = 4 : i64, window = 0 : i64, scale = 1.0 : f32, softcap = 0.0 : f32} : tensor<1x8xf32>
+    %l = llm.logits %a {weight = #llm.weight<"out">} : tensor<1x8xf32> -> tensor<1x16xf32>
+    return %l : tensor<1x16xf32>
+  }
+}
+
+// -----
+
+// ... with the kv width of that cache.
+module attributes {llm.max_seq = 8 : i64} {
+  func.func @decode(%tokens: tensor<1xi32>) -> tensor<1x16xf32> attributes {llm.entry = "decode"} {
+    %q = llm.embed %tokens {table = #llm.weight<"q">} : tensor<1xi32> -> tensor<1x8xf32>
+    %k = llm.embed %tokens {table = #llm.weight<"k">} : tensor<1xi32> -> tensor<1x4xf32>
+    %a = llm.attention %q, %k, %k {layer = 0 : i64, heads = 2 : i64, kv_heads = 1 : i64, head_dim = 4 : i64, window = 0 : i64, scale = 1.0 : f32, softcap = 0.0 : f32} : tensor<1x8xf32>, tensor<1x4xf32>
+    // expected-error @+1 {{'llm.attention' op reads the cache of layer 0 with kv width 8, but that cache has 4}}
+    %b = llm.attention %a {layer = 1 : i64, kv_layer = 0 : i64, heads = 2 : i64, kv_heads = 2 : i64, head_dim = 4 : i64, window = 0 : i64, scale = 1.0 : f32, softcap = 0.0 : f32} : tensor<1x8xf32>
+    %l = llm.logits %b {weight = #llm.weight<"out">} : tensor<1x8xf32> -> tensor<1x16xf32>
+    return %l : tensor<1x16xf32>
+  }
+}
+
+// -----
+
+// A scale overwrites its operand, so nothing may read the operand after it.
+module attributes {llm.max_seq = 8 : i64} {
+  func.func @decode(%tokens: tensor<1xi32>) -> tensor<1x16xf32> attributes {llm.entry = "decode"} {
+    %h = llm.embed %tokens {table = #llm.weight<"e">} : tensor<1xi32> -> tensor<1x8xf32>
+    // expected-error @+1 {{'llm.scale' op updates its operand in place, but a later op still reads it}}
+    %s = llm.scale %h {factor = 0.5 : f32} : tensor<1x8xf32>
+    %t = llm.add %s, %h : tensor<1x8xf32>
+    %l = llm.logits %t {weight = #llm.weight<"out">} : tensor<1x8xf32> -> tensor<1x16xf32>
+    return %l : tensor<1x16xf32>
+  }
+}

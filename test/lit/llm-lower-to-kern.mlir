@@ -245,3 +245,40 @@ module attributes {llm.max_seq = 8 : i64} {
     return %p : tensor<1x1xf32>
   }
 }
+
+// -----
+
+// Gemma 4's structure: layer 1 computes no K/V and attends over layer 0's cache, so only layer 0 has one
+// (kv width 4, max_seq 8: K at 0, V at 32, 256 bytes) and layer 1 stores nothing; partial rotary RoPE passes its
+// pair count (1 of 2), a RoPE of every pair leaves it out; the scales are in place, by a constant or a one-element
+// weight; a column slice copies its columns.
+// CHECK-LABEL: module attributes {kern.kv_bytes = 256 : i64, kern.kv_type = "f32", llm.max_seq = 8 : i64}
+// CHECK-LABEL: func.func @decode()
+// CHECK:      %[[Q:.*]] = kern.alloc : memref<1x8xf32>
+// CHECK:      kern.call %[[Q]] : memref<1x8xf32> {args = [#kern.param<"rows">, #kern.param<"pos0">, 0 : index, 1.000000e+06 : f32, 1.000000e+00 : f32], callee = "rope_f32", template_args = [2, 4, 1, 1]}
+// CHECK:      kern.call %[[K:.*]] : memref<1x4xf32> {{.*}} callee = "rope_f32", template_args = [1, 4, 1]}
+// CHECK:      kern.call %[[K]], %{{.*}} {{.*}} #kern.kv<0>, #kern.kv<32>], callee = "kv_store_f32", template_args = [1, 4, 8]}
+// CHECK:      #kern.kv<0>, #kern.kv<32>, 1.000000e+00 : f32, {{.*}} callee = "attention_f32"
+// CHECK-NOT:  kv_store_f32
+// CHECK:      %[[A1:.*]] = kern.alloc : memref<1x8xf32>
+// CHECK-NEXT: kern.call %{{.*}}, %{{.*}}, %[[A1]] : {{.*}} #kern.kv<0>, #kern.kv<32>, 1.000000e+00 : f32, {{.*}} callee = "attention_f32", template_args = [2, 1, 4, 8, 0, false]}
+// CHECK-NEXT: kern.call %[[A1]] : memref<1x8xf32> {args = [#kern.param<"rows">, 0 : index, 5.000000e-01 : f32], callee = "scale_f32", template_args = [8]}
+// CHECK-NEXT: kern.call %[[A1]] : memref<1x8xf32> {args = [#kern.param<"rows">, 0 : index, 1.000000e+00 : f32, #kern.weight<"l1.layer_scalar">], callee = "scale_f32", template_args = [8]}
+// CHECK-NEXT: %[[S:.*]] = kern.alloc : memref<1x4xf32>
+// CHECK-NEXT: kern.call %[[A1]], %[[S]] : memref<1x8xf32>, memref<1x4xf32> {args = [#kern.param<"rows">, 0 : index, 1 : index], callee = "column_slice_f32", template_args = [8, 4, 4]}
+module attributes {llm.max_seq = 8 : i64} {
+  func.func @decode(%tokens: tensor<1xi32>) -> tensor<1x16xf32> attributes {llm.entry = "decode"} {
+    %q = llm.embed %tokens {table = #llm.weight<"q">} : tensor<1xi32> -> tensor<1x8xf32>
+    %qr = llm.rope %q {heads = 2 : i64, head_dim = 4 : i64, theta = 1.0e+06 : f32, style = 1 : i64, rotary_pairs = 1 : i64} : tensor<1x8xf32>
+    %k = llm.embed %tokens {table = #llm.weight<"k">} : tensor<1xi32> -> tensor<1x4xf32>
+    %kr = llm.rope %k {heads = 1 : i64, head_dim = 4 : i64, theta = 1.0e+06 : f32, style = 1 : i64, rotary_pairs = 2 : i64} : tensor<1x4xf32>
+    %v = llm.embed %tokens {table = #llm.weight<"v">} : tensor<1xi32> -> tensor<1x4xf32>
+    %a0 = llm.attention %qr, %kr, %v {layer = 0 : i64, heads = 2 : i64, kv_heads = 1 : i64, head_dim = 4 : i64, window = 0 : i64, scale = 1.0 : f32, softcap = 0.0 : f32} : tensor<1x8xf32>, tensor<1x4xf32>
+    %a1 = llm.attention %a0 {layer = 1 : i64, kv_layer = 0 : i64, heads = 2 : i64, kv_heads = 1 : i64, head_dim = 4 : i64, window = 0 : i64, scale = 1.0 : f32, softcap = 0.0 : f32} : tensor<1x8xf32>
+    %s = llm.scale %a1 {factor = 0.5 : f32} : tensor<1x8xf32>
+    %t = llm.scale %s {factor = 1.0 : f32, weight = #llm.weight<"l1.layer_scalar">} : tensor<1x8xf32>
+    %c = llm.column_slice %t {offset = 4 : i64} : tensor<1x8xf32> -> tensor<1x4xf32>
+    %l = llm.logits %c {weight = #llm.weight<"out">} : tensor<1x4xf32> -> tensor<1x16xf32>
+    return %l : tensor<1x16xf32>
+  }
+}

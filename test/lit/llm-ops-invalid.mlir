@@ -159,3 +159,57 @@ func.func @probe_head_shape(%x: tensor<4x8xf32>) -> tensor<1x2xf32> {
   %p = llm.probe_head %x {prefix = "probe.", h = 4 : i64, m1 = 8 : i64, m2 = 6 : i64} : tensor<4x8xf32> -> tensor<1x2xf32>
   return %p : tensor<1x2xf32>
 }
+
+// -----
+
+// Partial rotary RoPE rotates at most all head_dim / 2 pairs.
+func.func @rope_rotary_pairs(%x: tensor<1x8xf32>) -> tensor<1x8xf32> {
+  // expected-error @+1 {{'llm.rope' op rotary_pairs must be between 0 and head_dim / 2 = 2, got 3}}
+  %r = llm.rope %x {heads = 2 : i64, head_dim = 4 : i64, theta = 1.0e+04 : f32, style = 1 : i64, rotary_pairs = 3 : i64} : tensor<1x8xf32>
+  return %r : tensor<1x8xf32>
+}
+
+// -----
+
+// An attention without k and v must say whose cache it reads.
+func.func @attention_no_kv_no_layer(%q: tensor<1x8xf32>) -> tensor<1x8xf32> {
+  // expected-error @+1 {{'llm.attention' op without k and v it needs kv_layer, the layer whose cache it reads}}
+  %o = llm.attention %q {layer = 1 : i64, heads = 2 : i64, kv_heads = 1 : i64, head_dim = 4 : i64, window = 0 : i64, scale = 1.0 : f32, softcap = 0.0 : f32} : tensor<1x8xf32>
+  return %o : tensor<1x8xf32>
+}
+
+// -----
+
+// ... and that cache is another layer's.
+func.func @attention_kv_layer_self(%q: tensor<1x8xf32>) -> tensor<1x8xf32> {
+  // expected-error @+1 {{'llm.attention' op kv_layer must be another layer's index, got 1}}
+  %o = llm.attention %q {layer = 1 : i64, kv_layer = 1 : i64, heads = 2 : i64, kv_heads = 1 : i64, head_dim = 4 : i64, window = 0 : i64, scale = 1.0 : f32, softcap = 0.0 : f32} : tensor<1x8xf32>
+  return %o : tensor<1x8xf32>
+}
+
+// -----
+
+// An attention with k and v stores them in its own cache, so kv_layer would contradict it.
+func.func @attention_kv_and_kv_layer(%q: tensor<1x8xf32>, %k: tensor<1x4xf32>) -> tensor<1x8xf32> {
+  // expected-error @+1 {{'llm.attention' op has k and v, so it stores into its own cache: kv_layer names the cache of an op without k and v}}
+  %o = llm.attention %q, %k, %k {layer = 1 : i64, kv_layer = 0 : i64, heads = 2 : i64, kv_heads = 1 : i64, head_dim = 4 : i64, window = 0 : i64, scale = 1.0 : f32, softcap = 0.0 : f32} : tensor<1x8xf32>, tensor<1x4xf32>
+  return %o : tensor<1x8xf32>
+}
+
+// -----
+
+// A column slice stays inside the row.
+func.func @column_slice_outside(%x: tensor<1x8xf32>) -> tensor<1x4xf32> {
+  // expected-error @+1 {{'llm.column_slice' op columns [6, 10) lie outside the 8 input columns}}
+  %s = llm.column_slice %x {offset = 6 : i64} : tensor<1x8xf32> -> tensor<1x4xf32>
+  return %s : tensor<1x4xf32>
+}
+
+// -----
+
+// ... and keeps the row count.
+func.func @column_slice_rows(%x: tensor<2x8xf32>) -> tensor<1x4xf32> {
+  // expected-error @+1 {{'llm.column_slice' op row counts differ: 2 vs 1}}
+  %s = llm.column_slice %x {offset = 0 : i64} : tensor<2x8xf32> -> tensor<1x4xf32>
+  return %s : tensor<1x4xf32>
+}

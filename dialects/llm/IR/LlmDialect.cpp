@@ -46,6 +46,21 @@ LogicalResult sameRows(Operation *op, Type a, Type b) {
 }
 } // namespace
 
+/// The type after `: type($q)` of llm.attention: `, type` of k and v (one type for both), or nothing when the op
+/// has no k and v.
+static ParseResult parseKvType(OpAsmParser &parser, Type &k, Type &v) {
+  if (failed(parser.parseOptionalComma()))
+    return success();
+  if (parser.parseType(k))
+    return failure();
+  v = k;
+  return success();
+}
+static void printKvType(OpAsmPrinter &printer, Operation *, Type k, Type) {
+  if (k)
+    printer << ", " << k;
+}
+
 LogicalResult EmbedOp::verify() {
   auto tokens = cast<RankedTensorType>(getTokens().getType());
   if (tokens.getDimSize(0) != rowsOf(getType()))
@@ -75,6 +90,9 @@ LogicalResult RopeOp::verify() {
   if (featuresOf(getType()) % getHeadDim() != 0)
     return emitOpError() << "features " << featuresOf(getType())
                          << " are not a multiple of head_dim " << getHeadDim();
+  if (IntegerAttr pairs = getRotaryPairsAttr(); pairs && (pairs.getInt() < 0 || pairs.getInt() > getHeadDim() / 2))
+    return emitOpError() << "rotary_pairs must be between 0 and head_dim / 2 = " << getHeadDim() / 2 << ", got "
+                         << pairs.getInt();
   if (std::optional<ArrayRef<float>> l3 = getLlama3()) {
     if (l3->size() != 4)
       return emitOpError() << "llama3 must be [factor, low_freq_factor, high_freq_factor, "
@@ -114,14 +132,30 @@ LogicalResult AttentionOp::verify() {
   if (featuresOf(getQ().getType()) != getHeads() * hd)
     return emitOpError() << "q has " << featuresOf(getQ().getType())
                          << " features, expected heads * head_dim = " << getHeads() * hd;
+  if (getWindowAttr().getInt() < 0)
+    return emitOpError() << "window must be >= 0, got " << getWindowAttr().getInt();
+  if (!getK()) {
+    if (!getKvLayerAttr())
+      return emitOpError("without k and v it needs kv_layer, the layer whose cache it reads");
+    if (getKvLayerAttr().getInt() < 0 || getKvLayerAttr().getInt() == getLayer())
+      return emitOpError() << "kv_layer must be another layer's index, got " << getKvLayerAttr().getInt();
+    return success();
+  }
+  if (getKvLayerAttr())
+    return emitOpError("has k and v, so it stores into its own cache: kv_layer names the cache of an op "
+                       "without k and v");
   if (featuresOf(getK().getType()) != getKvHeads() * hd || getK().getType() != getV().getType())
     return emitOpError() << "k and v must both have kv_heads * head_dim = " << getKvHeads() * hd
                          << " features";
-  if (getType() != getQ().getType())
-    return emitOpError("result must have the type of q");
-  if (getWindowAttr().getInt() < 0)
-    return emitOpError() << "window must be >= 0, got " << getWindowAttr().getInt();
   return sameRows(*this, getQ().getType(), getK().getType());
+}
+
+LogicalResult ColumnSliceOp::verify() {
+  int64_t in = featuresOf(getInput().getType()), width = featuresOf(getType());
+  if (getOffset() < 0 || getOffset() + width > in)
+    return emitOpError() << "columns [" << getOffset() << ", " << getOffset() + width << ") lie outside the "
+                         << in << " input columns";
+  return sameRows(*this, getInput().getType(), getType());
 }
 
 LogicalResult GatedMlpOp::verify() {

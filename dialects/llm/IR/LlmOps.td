@@ -97,23 +97,28 @@ def Llm_RopeOp : Llm_Op<"rope", [Pure, SameOperandsAndResultType]> {
     Row r has position `(pos0 + r) / pos_scale`. `style` 0 rotates interleaved pairs
     (llama2.c), 1 rotates halves (Hugging Face `rotate_half`). The optional `llama3` array is
     Llama 3's frequency-dependent scaling (Hugging Face rope_type "llama3"): `[factor,
-    low_freq_factor, high_freq_factor, original_max_position_embeddings]`.
+    low_freq_factor, high_freq_factor, original_max_position_embeddings]`. The optional
+    `rotary_pairs` (0 to head_dim / 2, default all) rotates only the first pairs, with the
+    frequencies of the whole head dim, and leaves the others as they are: Gemma 4's
+    "proportional" RoPE (partial rotary).
 
     ```mlir
     %qr = llm.rope %q {heads = 8 : i64, head_dim = 8 : i64, theta = 1.0e+04 : f32,
                        pos_scale = 1.0 : f32, style = 0 : i64} : tensor<4x64xf32>
+    %kr = llm.rope %k {heads = 1 : i64, head_dim = 32 : i64, theta = 1.0e+06 : f32,
+                       style = 1 : i64, rotary_pairs = 4 : i64} : tensor<4x32xf32>
     ```
   }];
   let arguments = (ins F32Rows:$input, I64Attr:$heads, I64Attr:$head_dim, F32Attr:$theta,
                        DefaultValuedAttr<F32Attr, "1.0">:$pos_scale, I64Attr:$style,
-                       OptionalAttr<DenseF32ArrayAttr>:$llama3);
+                       OptionalAttr<DenseF32ArrayAttr>:$llama3, OptionalAttr<I64Attr>:$rotary_pairs);
   let results = (outs F32Rows:$result);
   let assemblyFormat = "$input attr-dict `:` type($result)";
   let hasVerifier = 1;
 }
 
 def Llm_AttentionOp : Llm_Op<"attention",
-    [MemoryEffects<[MemWrite, MemRead]>, AllTypesMatch<["k", "v"]>, AllTypesMatch<["q", "result"]>]> {
+    [MemoryEffects<[MemWrite, MemRead]>, SameVariadicOperandSize, AllTypesMatch<["q", "result"]>]> {
   let summary = "Causal grouped-query attention that appends k/v to the layer's KV cache";
   let description = [{
     Stores the rows of `k` and `v` at positions `pos0..pos0+T-1` of cache layer `layer`,
@@ -121,18 +126,31 @@ def Llm_AttentionOp : Llm_Op<"attention",
     or the last `window` when `window > 0`. Scores are scaled by `scale` (or divided by
     sqrt(head_dim) when `scale` is 0, as llama2.c does) and soft-capped when `softcap > 0`.
 
+    Without `k` and `v` the op stores nothing and attends over the cache of the earlier layer
+    `kv_layer`, whose attention op has already stored these positions (Gemma 4's KV-shared
+    layers); `kv_heads` and `head_dim` are that cache's. Layer `layer` then has no cache.
+
     ```mlir
     %o = llm.attention %q, %k, %v {layer = 0 : i64, heads = 8 : i64, kv_heads = 4 : i64,
         head_dim = 8 : i64, window = 0 : i64, scale = 0.0 : f32, softcap = 0.0 : f32}
         : tensor<4x64xf32>, tensor<4x32xf32>
+    %s = llm.attention %q2 {layer = 3 : i64, kv_layer = 0 : i64, heads = 8 : i64, kv_heads = 4 : i64,
+        head_dim = 8 : i64, window = 0 : i64, scale = 1.0 : f32, softcap = 0.0 : f32}
+        : tensor<4x64xf32>
     ```
   }];
-  let arguments = (ins F32Rows:$q, F32Rows:$k, F32Rows:$v, I64Attr:$layer, I64Attr:$heads,
-                       I64Attr:$kv_heads, I64Attr:$head_dim, I64Attr:$window,
-                       F32Attr:$scale, F32Attr:$softcap);
+  let arguments = (ins F32Rows:$q, Optional<F32Rows>:$k, Optional<F32Rows>:$v, I64Attr:$layer,
+                       I64Attr:$heads, I64Attr:$kv_heads, I64Attr:$head_dim, I64Attr:$window,
+                       F32Attr:$scale, F32Attr:$softcap, OptionalAttr<I64Attr>:$kv_layer);
   let results = (outs F32Rows:$result);
-  let assemblyFormat = "$q `,` $k `,` $v attr-dict `:` type($q) `,` type($k)";
+  let assemblyFormat = [{
+    $q (`,` $k^ `,` $v)? attr-dict `:` type($q) `` custom<KvType>(type($k), type($v))
+  }];
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The layer whose KV cache the op reads: `kv_layer` when it computes no K/V, else `layer`.
+    int64_t getCacheLayer() { return getKvLayer() ? *getKvLayer() : getLayer(); }
+  }];
 }
 
 def Llm_GatedMlpOp : Llm_Op<"gated_mlp", [Pure, SameOperandsAndResultType]> {
@@ -176,6 +194,40 @@ def Llm_AddOp : Llm_Op<"add", [Pure, Commutative, SameOperandsAndResultType]> {
   let arguments = (ins F32Rows:$lhs, F32Rows:$rhs);
   let results = (outs F32Rows:$result);
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($result)";
+}
+
+def Llm_ScaleOp : Llm_Op<"scale", [Pure, SameOperandsAndResultType]> {
+  let summary = "Multiplies every element by a constant and, optionally, by a one-element weight";
+  let description = [{
+    `out = x * factor`, or `out = x * (factor * w[0])` with `weight`, a tensor of one
+    element. Gemma 4 scales its per-layer-embedding projection by hidden_size^-1/2 and their
+    sum by 2^-1/2, and each layer's output, residual included, by the layer's `layer_scalar`.
+
+    ```mlir
+    %p = llm.scale %x {factor = 0.7071068 : f32} : tensor<4x64xf32>
+    %h = llm.scale %y {factor = 1.0 : f32, weight = #llm.weight<"layers.0.layer_scalar">}
+        : tensor<4x64xf32>
+    ```
+  }];
+  let arguments = (ins F32Rows:$input, F32Attr:$factor, OptionalAttr<Llm_WeightAttr>:$weight);
+  let results = (outs F32Rows:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+}
+
+def Llm_ColumnSliceOp : Llm_Op<"column_slice", [Pure]> {
+  let summary = "The columns [offset, offset + width) of every row";
+  let description = [{
+    `out[r][j] = x[r][offset + j]` for j below the result's width. Each Gemma 4 decoder layer
+    reads its own slice of the per-layer embeddings computed once for all layers.
+
+    ```mlir
+    %s = llm.column_slice %ple {offset = 16 : i64} : tensor<4x64xf32> -> tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins F32Rows:$input, I64Attr:$offset);
+  let results = (outs F32Rows:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
 }
 
 def Llm_HiddenTapOp : Llm_Op<"hidden_tap"> {

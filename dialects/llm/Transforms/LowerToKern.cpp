@@ -217,20 +217,31 @@ LogicalResult FunctionLowering::lower(Operation *op) {
         if (std::optional<ArrayRef<float>> l3 = r.getLlama3())
           for (float v : *l3)
             args.push_back(b.getF32FloatAttr(v));
-        call(loc, kern::kRopeF32, {i64(features(r) / r.getHeadDim()), r.getHeadDimAttr(), r.getStyleAttr()},
-             *x, args);
+        SmallVector<Attribute> shape = {i64(features(r) / r.getHeadDim()), r.getHeadDimAttr(), r.getStyleAttr()};
+        if (IntegerAttr pairs = r.getRotaryPairsAttr(); pairs && pairs.getInt() != r.getHeadDim() / 2)
+          shape.push_back(pairs); // partial rotary; left out when every pair rotates
+        call(loc, kern::kRopeF32, shape, *x, args);
         buffers[r] = *x;
         return success();
       })
-      .Case([&](AttentionOp a) {
+      .Case([&](AttentionOp a) -> LogicalResult {
         int64_t kvDim = a.getKvHeads() * a.getHeadDim();
-        int64_t kOffset = kv.offset.at(a.getLayer()), vOffset = kOffset + maxSeq * kvDim;
-        // Caches are head-major, [kv_heads][max_seq][head_dim] (generic/attention.h).
+        auto cache = kv.offset.find(a.getCacheLayer());
+        if (cache == kv.offset.end())
+          return a.emitOpError() << "reads the KV cache of layer " << a.getCacheLayer()
+                                 << ", which no attention op with k and v fills";
+        if (kv.kvDim.at(a.getCacheLayer()) != kvDim)
+          return a.emitOpError() << "reads the cache of layer " << a.getCacheLayer() << " with kv width " << kvDim
+                                 << ", but that cache has " << kv.kvDim.at(a.getCacheLayer());
+        int64_t kOffset = cache->second, vOffset = kOffset + maxSeq * kvDim;
+        // Caches are head-major, [kv_heads][max_seq][head_dim] (generic/attention.h). An op without k and v reads
+        // the cache an earlier op filled at these positions.
         // Named after the cache it fills: kern-lower-to-emitc calls its K and V pointers kv_l3_k and kv_l3_v.
-        call(names::renamed(loc, "kv_l" + Twine(a.getLayer())), kern::kKvStoreF32,
-             {a.getKvHeadsAttr(), a.getHeadDimAttr(), i64(maxSeq)},
-             {buffers.lookup(a.getK()), buffers.lookup(a.getV())},
-             {rows, pos0, buffer(0), buffer(1), kvAt(kOffset), kvAt(vOffset)});
+        if (a.getK())
+          call(names::renamed(loc, "kv_l" + Twine(a.getLayer())), kern::kKvStoreF32,
+               {a.getKvHeadsAttr(), a.getHeadDimAttr(), i64(maxSeq)},
+               {buffers.lookup(a.getK()), buffers.lookup(a.getV())},
+               {rows, pos0, buffer(0), buffer(1), kvAt(kOffset), kvAt(vOffset)});
         Value scratch = alloc(names::derived(loc, "scores"), {maxSeq});
         Value out = allocLike(loc, a);
         // A zero scale means "divide by sqrt(head_dim)", llama2.c's exact float operation.
@@ -272,6 +283,24 @@ LogicalResult FunctionLowering::lower(Operation *op) {
         call(loc, kern::kAddF32, {i64(features(a))}, {*accBuffer, buffers.lookup(x)},
              {rows, buffer(0), buffer(1)});
         buffers[a] = *accBuffer;
+        return success();
+      })
+      .Case([&](ScaleOp sc) -> LogicalResult {
+        FailureOr<Value> x = inPlace(sc, sc.getInput());
+        if (failed(x))
+          return failure();
+        SmallVector<Attribute> args = {rows, buffer(0), sc.getFactorAttr()};
+        if (WeightAttr w = sc.getWeightAttr())
+          args.push_back(weight(w));
+        call(loc, kern::kScaleF32, {i64(features(sc))}, *x, args);
+        buffers[sc] = *x;
+        return success();
+      })
+      .Case([&](ColumnSliceOp sl) {
+        Value out = allocLike(loc, sl);
+        call(loc, kern::kColumnSliceF32, {i64(features(sl.getInput())), sl.getOffsetAttr(), i64(features(sl))},
+             {buffers.lookup(sl.getInput()), out}, {rows, buffer(0), buffer(1)});
+        buffers[sl] = out;
         return success();
       })
       .Case([&](HiddenTapOp t) {
@@ -413,7 +442,10 @@ struct LowerToKernPass : llm::impl::LowerToKernBase<LowerToKernPass> {
     }
 
     KvLayout kv;
+    // Only ops that store K/V own a cache; the others read an owner's (checked when they are lowered).
     WalkResult layout = module.walk([&](AttentionOp a) {
+      if (!a.getK())
+        return WalkResult::advance();
       int64_t dim = a.getKvHeads() * a.getHeadDim();
       auto [it, inserted] = kv.kvDim.try_emplace(a.getLayer(), dim);
       if (!inserted && it->second != dim) {

@@ -1,4 +1,4 @@
-// add_f32 and softcap_f32 against double-precision formulas.
+// add_f32, softcap_f32, scale_f32 and column_slice_f32 against double-precision formulas and plain copies.
 #include "saguaro/kernels/kernels.h"
 #include "test_util.h"
 
@@ -28,6 +28,26 @@ TEST(SoftcapF32, Caps) {
   CheckSoftcap<1>(1, 30.0f);
   CheckSoftcap<512>(2, 30.0f);
   CheckSoftcap<64>(3, 50.0f);
+}
+
+TEST(ScaleF32, ByConstantAndByOneElementWeight) {
+  const auto x = RandomFloats(3 * 24, 170);
+  auto by_factor = x, by_weight = x;
+  const float w = 1.375f;
+  scale_f32<24>(3, by_factor.data(), 0.70710678f);
+  scale_f32<24>(3, by_weight.data(), 1.0f, &w);
+  for (size_t i = 0; i < x.size(); ++i) {
+    EXPECT_EQ(by_factor[i], x[i] * 0.70710678f);
+    EXPECT_EQ(by_weight[i], x[i] * w);  // factor 1: exactly the weight's product
+  }
+}
+
+TEST(ColumnSliceF32, CopiesEachRowsColumns) {
+  const auto x = RandomFloats(3 * 40, 171);
+  std::vector<float> out(3 * 8, -1.0f);
+  column_slice_f32<40, 16, 8>(3, x.data(), out.data());
+  for (int r = 0; r < 3; ++r)
+    for (int j = 0; j < 8; ++j) EXPECT_EQ(out[r * 8 + j], x[r * 40 + 16 + j]) << "row " << r << " column " << j;
 }
 
 }  // namespace

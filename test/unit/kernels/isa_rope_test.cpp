@@ -4,7 +4,7 @@
 namespace saguaro::kernels::test {
 namespace {
 
-template <int H, int HD, int Style>
+template <int H, int HD, int Style, int Rotary = HD / 2>
 void CheckRope() {
   for (int32_t rows : {1, 4}) {
     for (int32_t pos0 : {0, 7, 1000}) {
@@ -12,13 +12,15 @@ void CheckRope() {
         for (float pos_scale : {1.0f, 8.0f}) {
           // Llama 3 frequency scaling off (factor 0) and on, with a context of 64 so that every band occurs.
           for (float llama3 : {0.0f, 8.0f}) {
-            SCOPED_TRACE(testing::Message() << "H " << H << " HD " << HD << " Style " << Style << " rows " << rows
+            SCOPED_TRACE(testing::Message() << "H " << H << " HD " << HD << " Style " << Style << " Rotary " << Rotary
+                                            << " rows " << rows
                                             << " pos0 " << pos0 << " theta " << theta << " pos_scale " << pos_scale
                                             << " llama3 " << llama3);
             const auto x = RandomFloats(static_cast<size_t>(rows) * H * HD, 10 * H + HD + pos0, -2.0f, 2.0f);
             std::vector<float> want = x, got = x;
-            generic::rope_f32<H, HD, Style>(rows, pos0, want.data(), theta, pos_scale, llama3, 1.0f, 4.0f, 64.0f);
-            isa::rope_f32<H, HD, Style>(rows, pos0, got.data(), theta, pos_scale, llama3, 1.0f, 4.0f, 64.0f);
+            generic::rope_f32<H, HD, Style, Rotary>(rows, pos0, want.data(), theta, pos_scale, llama3, 1.0f, 4.0f,
+                                                    64.0f);
+            isa::rope_f32<H, HD, Style, Rotary>(rows, pos0, got.data(), theta, pos_scale, llama3, 1.0f, 4.0f, 64.0f);
             ExpectBitEqual(got.data(), want.data(), want.size());
           }
         }
@@ -38,6 +40,23 @@ void CheckRopeShapes() {
   CheckRope<2, 64, Style>();
   CheckRope<8, 128, Style>();
   CheckRope<1, 256, Style>();
+}
+
+// Partial rotary (Gemma 4's proportional RoPE): rotated pair counts below, at and past a vector's width, and none.
+template <int Style>
+void CheckPartialRopeShapes() {
+  CheckRope<2, 32, Style, 4>();
+  CheckRope<1, 32, Style, 3>();
+  CheckRope<2, 64, Style, 9>();
+  CheckRope<1, 64, Style, 16>();
+  CheckRope<1, 512, Style, 64>();  // E2B's full layers
+  CheckRope<2, 16, Style, 0>();
+}
+
+TEST(IsaRope, PartialRotaryBitIdentical) {
+  SAGUARO_REQUIRE_ISA();
+  CheckPartialRopeShapes<0>();
+  CheckPartialRopeShapes<1>();
 }
 
 TEST(IsaRope, InterleavedBitIdentical) {

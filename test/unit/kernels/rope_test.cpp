@@ -5,13 +5,14 @@
 namespace saguaro::kernels::test {
 namespace {
 
-/// RoPE in double: style 0 rotates pairs (2i, 2i+1), style 1 pairs (i, i+HD/2); position (pos0+r)/pos_scale.
+/// RoPE in double: style 0 rotates pairs (2i, 2i+1), style 1 pairs (i, i+HD/2); position (pos0+r)/pos_scale. Only
+/// the first `rotary` pairs rotate (-1: all), with the frequencies of the whole hd.
 std::vector<double> RefRope(const std::vector<float>& x, int rows, int heads, int hd, int style, int pos0,
-                            double theta, double pos_scale) {
+                            double theta, double pos_scale, int rotary = -1) {
   std::vector<double> out(x.begin(), x.end());
   for (int r = 0; r < rows; ++r)
     for (int h = 0; h < heads; ++h)
-      for (int i = 0; i < hd / 2; ++i) {
+      for (int i = 0; i < (rotary < 0 ? hd / 2 : rotary); ++i) {
         // The frequency is computed in float by contract; only the rotation is checked in double here.
         const double freq = 1.0 / std::pow(theta, static_cast<double>(2 * i) / hd);
         const double angle = (pos0 + r) / pos_scale * freq;
@@ -79,6 +80,32 @@ TEST(RopeF32, Llama3FrequenciesMatchHuggingFace) {
   // A zero factor leaves theta^(-2i/d) untouched.
   EXPECT_EQ(generic::rope_inv_freq(5, 64, 10000.0f, 0.0f, 1.0f, 4.0f, 8192.0f),
             1.0f / powf(10000.0f, 10.0f / 64.0f));
+}
+
+/// Checks partial rotary rope_f32<H, HD, Style, Rotary>: the first Rotary pairs rotate as in a full RoPE of HD, the
+/// others are left exactly as they were.
+template <int H, int HD, int Style, int Rotary>
+void CheckPartialRope(int32_t rows, int32_t pos0, float theta, float pos_scale) {
+  auto x = RandomFloats(rows * H * HD, 130 + H * HD + Rotary + Style);
+  const auto want = RefRope(x, rows, H, HD, Style, pos0, theta, pos_scale, Rotary);
+  rope_f32<H, HD, Style, Rotary>(rows, pos0, x.data(), theta, pos_scale);
+  ExpectClose(x, want, 1e-5 * std::max(1.0, (pos0 + rows) / 8.0));
+  for (size_t i = 0; i < x.size(); ++i) {
+    const int d = static_cast<int>(i % HD), pair = Style == 0 ? d / 2 : d % (HD / 2);
+    if (pair >= Rotary) {
+      EXPECT_EQ(x[i], static_cast<float>(want[i])) << "element " << i << " should not rotate";
+    }
+  }
+}
+
+TEST(RopeF32, PartialRotaryRotatesTheFirstPairsOnly) {
+  // Gemma 4's full layers: proportional RoPE over head dim 32 with partial_rotary_factor 0.25 rotates 4 pairs.
+  CheckPartialRope<4, 32, 1, 4>(5, 0, 1000000.0f, 1.0f);
+  CheckPartialRope<1, 32, 1, 4>(3, 21, 1000000.0f, 2.0f);
+  CheckPartialRope<2, 16, 1, 3>(2, 9, 10000.0f, 1.0f);
+  CheckPartialRope<2, 16, 0, 5>(2, 9, 10000.0f, 1.0f);
+  CheckPartialRope<2, 16, 1, 0>(2, 9, 10000.0f, 1.0f);  // none
+  CheckPartialRope<2, 16, 1, 8>(2, 9, 10000.0f, 1.0f);  // all: rope_f32<2, 16, 1>
 }
 
 TEST(RopeF32, PositionZeroIsIdentity) {

@@ -146,8 +146,11 @@ using generic::rmsnorm_f32;
 using generic::rope_f32;
 using generic::softcap_f32;
 #endif
-// One version everywhere: the probe head runs once per answer (generic/probe.h).
+// One version everywhere: the probe head runs once per answer (generic/probe.h); Gemma 4's scale and column slice
+// touch a row or two per layer (generic/elementwise.h).
+using generic::column_slice_f32;
 using generic::probe_head_f32;
+using generic::scale_f32;
 
 /// CQ output projection on int8 activations, over the selected cq_matmul_i8: all rows of xq when `all`, else only
 /// the last row into y[0..N).

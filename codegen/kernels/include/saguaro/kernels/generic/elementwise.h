@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 
 namespace saguaro::kernels::generic {
 
@@ -18,6 +19,22 @@ template <int N>
 inline void softcap_f32(int32_t rows, float* x, float cap) {
   const int64_t n = static_cast<int64_t>(rows) * N;
   for (int64_t i = 0; i < n; ++i) x[i] = cap * tanhf(x[i] / cap);
+}
+
+/// x[rows][N] *= factor, in place; with a one-element weight w, *= factor·w[0] (factor 1: exactly w[0]).
+template <int N>
+inline void scale_f32(int32_t rows, float* x, float factor, const void* w = nullptr) {
+  const float s = w ? factor * *static_cast<const float*>(w) : factor;
+  const int64_t n = static_cast<int64_t>(rows) * N;
+  for (int64_t i = 0; i < n; ++i) x[i] *= s;
+}
+
+/// out[rows][W] = the columns [Offset, Offset + W) of x[rows][N].
+template <int N, int Offset, int W>
+inline void column_slice_f32(int32_t rows, const float* x, float* out) {
+  static_assert(Offset >= 0 && W > 0 && Offset + W <= N, "the columns lie inside the row");
+  for (int32_t r = 0; r < rows; ++r)
+    std::memcpy(out + static_cast<int64_t>(r) * W, x + static_cast<int64_t>(r) * N + Offset, sizeof(float) * W);
 }
 
 }  // namespace saguaro::kernels::generic

@@ -68,17 +68,20 @@ inline const RopeAngles<HD>& rope_angles(float pos, float theta, float llama3_fa
 /// Style 0: interleaved pairs (2i, 2i+1) as llama2.c; Style 1: halves (i, i+HD/2) as HF rotate_half.
 /// Both use freq_i = rope_inv_freq(i, ...), val = pos*freq, then cosf/sinf (llama2.c order). The last four
 /// arguments are Llama 3's frequency scaling (rope_inv_freq); the default 0 factor means none.
-template <int H, int HD, int Style>
+/// Only the first Rotary pairs rotate (partial rotary, Gemma 4's "proportional" RoPE: the frequencies stay those of
+/// the whole HD); the others are left as they are, which is what a zero frequency would give.
+template <int H, int HD, int Style, int Rotary = HD / 2>
 inline void rope_f32(int32_t rows, int32_t pos0, float* x, float theta, float pos_scale, float llama3_factor = 0.0f,
                      float low_freq_factor = 1.0f, float high_freq_factor = 4.0f, float original_context = 8192.0f) {
   static_assert(HD % 2 == 0, "head dim must be even");
   static_assert(Style == 0 || Style == 1, "rope style is 0 (interleaved) or 1 (halves)");
+  static_assert(Rotary >= 0 && Rotary <= HD / 2, "rotary pairs are 0 to HD/2");
   constexpr int kHalf = HD / 2;
   for (int32_t r = 0; r < rows; ++r) {
     // Dividing by 1.0f is exact, so unscaled positions match llama2.c's int-to-float conversion.
     const float pos = static_cast<float>(pos0 + r) / pos_scale;
     float* xr = x + static_cast<int64_t>(r) * H * HD;
-    for (int i = 0; i < kHalf; ++i) {
+    for (int i = 0; i < Rotary; ++i) {
       const float freq =
           rope_inv_freq(i, HD, theta, llama3_factor, low_freq_factor, high_freq_factor, original_context);
       const float val = pos * freq;

@@ -16,7 +16,7 @@
 namespace saguaro::kernels::arm64_neon {
 
 /// In-place RoPE on x[rows][H][HD]; row r sits at position (pos0+r)/pos_scale (contract of generic::rope_f32).
-template <int H, int HD, int Style>
+template <int H, int HD, int Style, int Rotary = HD / 2>
 inline void rope_f32(int32_t rows, int32_t pos0, float* x, float theta, float pos_scale, float llama3_factor = 0.0f,
                      float low_freq_factor = 1.0f, float high_freq_factor = 4.0f, float original_context = 8192.0f) {
   static_assert(HD % 2 == 0, "head dim must be even");
@@ -50,11 +50,13 @@ inline void rope_f32(int32_t rows, int32_t pos0, float* x, float theta, float po
           return vaddq_f32(vmulq_f32(a, c), vmulq_f32(vrev64q_f32(a), s));
         };
         int i = 0;
-        for (; i + 4 <= HD; i += 4) vst1q_f32(v + i, rotate(vld1q_f32(v + i), vld1q_f32(fcr + i), vld1q_f32(fci + i)));
-        if (i < HD) {
-          const float32x4_t a = rotate(detail::load_first(v + i, HD - i), detail::load_first(fcr + i, HD - i),
-                                       detail::load_first(fci + i, HD - i));
-          detail::store_first(v + i, a, HD - i);
+        for (; i + 4 <= 2 * Rotary; i += 4)
+          vst1q_f32(v + i, rotate(vld1q_f32(v + i), vld1q_f32(fcr + i), vld1q_f32(fci + i)));
+        if (i < 2 * Rotary) {
+          const int n = 2 * Rotary - i;
+          const float32x4_t a = rotate(detail::load_first(v + i, n), detail::load_first(fcr + i, n),
+                                       detail::load_first(fci + i, n));
+          detail::store_first(v + i, a, n);
         }
       } else {
         // (v0·c − v1·s, v0·s + v1·c) for elements i and i + HD/2.
@@ -63,10 +65,10 @@ inline void rope_f32(int32_t rows, int32_t pos0, float* x, float theta, float po
           detail::store_first(v + kHalf + i, vaddq_f32(vmulq_f32(v0, s), vmulq_f32(v1, c)), n);
         };
         int i = 0;
-        for (; i + 4 <= kHalf; i += 4)
+        for (; i + 4 <= Rotary; i += 4)
           rotate(i, vld1q_f32(v + i), vld1q_f32(v + kHalf + i), vld1q_f32(fcr + i), vld1q_f32(fci + i), 4);
-        if (i < kHalf) {
-          const int n = kHalf - i;
+        if (i < Rotary) {
+          const int n = Rotary - i;
           rotate(i, detail::load_first(v + i, n), detail::load_first(v + kHalf + i, n), detail::load_first(fcr + i, n),
                  detail::load_first(fci + i, n), n);
         }

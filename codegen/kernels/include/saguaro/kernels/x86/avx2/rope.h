@@ -32,7 +32,7 @@ struct Masked {
 }  // namespace rope_detail
 
 /// In-place RoPE on x[rows][H][HD]; row r sits at position (pos0+r)/pos_scale (contract of generic::rope_f32).
-template <int H, int HD, int Style>
+template <int H, int HD, int Style, int Rotary = HD / 2>
 inline void rope_f32(int32_t rows, int32_t pos0, float* x, float theta, float pos_scale, float llama3_factor = 0.0f,
                      float low_freq_factor = 1.0f, float high_freq_factor = 4.0f, float original_context = 8192.0f) {
   static_assert(HD % 2 == 0, "head dim must be even");
@@ -67,8 +67,8 @@ inline void rope_f32(int32_t rows, int32_t pos0, float* x, float theta, float po
           io.store(v + i, _mm256_addsub_ps(p, q));
         };
         int i = 0;
-        for (; i + 8 <= HD; i += 8) pairs(rope_detail::Full{}, i);
-        if (i < HD) pairs(rope_detail::Masked{detail::first_lanes(HD - i)}, i);
+        for (; i + 8 <= 2 * Rotary; i += 8) pairs(rope_detail::Full{}, i);
+        if (i < 2 * Rotary) pairs(rope_detail::Masked{detail::first_lanes(2 * Rotary - i)}, i);
       } else {
         const auto halves = [&](auto io, int i) {
           const __m256 c = io.load(fcr + i);
@@ -79,8 +79,8 @@ inline void rope_f32(int32_t rows, int32_t pos0, float* x, float theta, float po
           io.store(v + kHalf + i, _mm256_add_ps(_mm256_mul_ps(v0, s), _mm256_mul_ps(v1, c)));
         };
         int i = 0;
-        for (; i + 8 <= kHalf; i += 8) halves(rope_detail::Full{}, i);
-        if (i < kHalf) halves(rope_detail::Masked{detail::first_lanes(kHalf - i)}, i);
+        for (; i + 8 <= Rotary; i += 8) halves(rope_detail::Full{}, i);
+        if (i < Rotary) halves(rope_detail::Masked{detail::first_lanes(Rotary - i)}, i);
       }
     }
   }

@@ -1,0 +1,88 @@
+//===- HfImport.h - what the Hugging Face importers share -----------------------------===//
+//
+// HfImport.cpp reads config.json and dispatches on `architectures[0]`; architectures whose
+// configuration needs more than a few fields (Gemma 4) have their own file and share these.
+//
+//===------------------------------------------------------------------------------------===//
+#ifndef SAGUARO_COMPILER_IMPORT_HFIMPORT_H
+#define SAGUARO_COMPILER_IMPORT_HFIMPORT_H
+
+#include "compiler/import/ModelDesc.h"
+
+#include <initializer_list>
+#include <utility>
+
+namespace saguaro {
+
+/// Typed, error-reporting access to one JSON object of config.json; errors name the file.
+class HfConfig {
+public:
+  HfConfig(const llvm::json::Object &o, std::string path) : o(o), path(std::move(path)) {}
+
+  llvm::Expected<int64_t> integer(llvm::StringRef key) const {
+    if (std::optional<int64_t> v = o.getInteger(key))
+      return *v;
+    return fileError(path, o.get(key) ? "field '" + key + "' must be an integer"
+                                      : "missing field '" + key + "'");
+  }
+  llvm::Expected<int64_t> integer(llvm::StringRef key, int64_t fallback) const {
+    return present(key) ? integer(key) : fallback;
+  }
+  llvm::Expected<double> number(llvm::StringRef key) const {
+    if (std::optional<double> v = o.getNumber(key))
+      return *v;
+    return fileError(path, o.get(key) ? "field '" + key + "' must be a number"
+                                      : "missing field '" + key + "'");
+  }
+  llvm::Expected<double> number(llvm::StringRef key, double fallback) const {
+    return present(key) ? number(key) : fallback;
+  }
+  /// A number, or 0 when the field is absent or null (used for optional soft-caps).
+  llvm::Expected<double> optionalNumber(llvm::StringRef key) const { return number(key, 0.0); }
+  bool boolean(llvm::StringRef key, bool fallback) const { return o.getBoolean(key).value_or(fallback); }
+  std::string string(llvm::StringRef key, llvm::StringRef fallback) const {
+    return o.getString(key).value_or(fallback).str();
+  }
+  bool present(llvm::StringRef key) const {
+    const llvm::json::Value *v = o.get(key);
+    return v && v->kind() != llvm::json::Value::Null;
+  }
+  /// An error naming the first of `fields` (name, value) whose value is not positive.
+  llvm::Error requirePositive(std::initializer_list<std::pair<const char *, int64_t>> fields) const {
+    for (auto [name, value] : fields)
+      if (value <= 0)
+        return error(llvm::Twine("field '") + name + "' must be positive");
+    return llvm::Error::success();
+  }
+  const llvm::json::Object &object() const { return o; }
+  const std::string &file() const { return path; }
+  llvm::Error error(const llvm::Twine &message) const { return fileError(path, message); }
+
+private:
+  const llvm::json::Object &o;
+  std::string path;
+};
+
+/// Declares `var` as the value of the llvm::Expected `expr`, or returns its error from the enclosing function.
+#define SAGUARO_TRY(var, expr)                                                                                       \
+  auto var##OrErr = (expr);                                                                                          \
+  if (!var##OrErr)                                                                                                   \
+    return var##OrErr.takeError();                                                                                   \
+  auto var = *var##OrErr;
+
+/// Reads model.safetensors, or every shard model.safetensors.index.json names, into the store.
+llvm::Error readHfWeights(llvm::StringRef dir, ImportedModel &model);
+
+/// Gemma 4's description from config.json alone (shapes, per-layer attention, tensor names): everything
+/// importGemma4 reads before the weights. `notes` receives what the import says once it has succeeded.
+llvm::Error describeGemma4(const HfConfig &config, llvm::StringRef architecture, llvm::StringRef dir, ModelDesc &d,
+                           std::vector<std::string> &notes);
+
+/// Imports Gemma4ForCausalLM (`config` is the text config) or Gemma4ForConditionalGeneration (its `text_config`;
+/// the towers are left out) from `dir` (Gemma4Import.cpp; the rules: docs/gemma4.md).
+llvm::Error importGemma4(const HfConfig &config, llvm::StringRef architecture, llvm::StringRef dir,
+                         ImportedModel &model);
+
+} // namespace saguaro
+
+#endif // SAGUARO_COMPILER_IMPORT_HFIMPORT_H
