@@ -123,8 +123,10 @@ def kernel_calls(source, entry):
     body = source[source.index(f"void {entry}("):]
     body = body[:body.index("\n}\n")]
     calls = re.findall(r"saguaro::kernels::(\w+<[^>]*>)\((.*)\);", body)
-    # A decode entry passes the row count 1 and all_logits false as literals where prefill passes its parameters.
-    blank = lambda arg: "_" if re.fullmatch(r"v\d+|1|false", arg) else arg
+    # Variables are named after what they hold (the names differ between entries where a value is a parameter in
+    # one and a literal in the other): a decode entry passes the row count 1 and all_logits false as literals where
+    # prefill passes its parameters.
+    blank = lambda arg: "_" if re.fullmatch(r"[A-Za-z_]\w*|1", arg) else arg
     return [(callee, [blank(a) for a in arg_list.split(", ")]) for callee, arg_list in calls]
 
 
