@@ -146,12 +146,10 @@ llvm::Error saguaro::describeGemma4(const HfConfig &outer, llvm::StringRef archi
 
   if (auto e = refuseUnsupported(c))
     return e;
-  SAGUARO_TRY(dim, c.integer("hidden_size"));
-  SAGUARO_TRY(hidden, c.integer("intermediate_size"));
-  SAGUARO_TRY(layers, c.integer("num_hidden_layers"));
-  SAGUARO_TRY(heads, c.integer("num_attention_heads"));
+  SAGUARO_TRY(sizes, c.statedSizes());
+  const int64_t dim = sizes.dim, hidden = sizes.hidden, layers = sizes.layers, heads = sizes.heads,
+                vocab = sizes.vocab;
   SAGUARO_TRY(kvHeads, c.integer("num_key_value_heads"));
-  SAGUARO_TRY(vocab, c.integer("vocab_size"));
   // Gemma4TextConfig's defaults apply to absent fields; an explicit null stays None (0 here).
   auto integerOrNull = [&](llvm::StringRef key, int64_t absent) -> llvm::Expected<int64_t> {
     if (!text->get(key))
@@ -168,14 +166,7 @@ llvm::Error saguaro::describeGemma4(const HfConfig &outer, llvm::StringRef archi
   SAGUARO_TRY(maxPos, c.integer("max_position_embeddings", 131072));
   SAGUARO_TRY(eps, c.number("rms_norm_eps", 1e-6));
   SAGUARO_TRY(finalSoftcap, c.optionalNumber("final_logit_softcapping"));
-  if (auto e = c.requirePositive({{"hidden_size", dim},
-                                  {"intermediate_size", hidden},
-                                  {"num_hidden_layers", layers},
-                                  {"num_attention_heads", heads},
-                                  {"num_key_value_heads", kvHeads},
-                                  {"head_dim", headDim},
-                                  {"vocab_size", vocab},
-                                  {"max_position_embeddings", maxPos}}))
+  if (auto e = c.requirePositive(HfConfig::DecoderSizes{dim, hidden, layers, heads, kvHeads, headDim, vocab, maxPos}))
     return e;
   if (globalHeadDim < 0 || globalKvHeads < 0 || pleDim < 0)
     return c.error("global_head_dim, num_global_key_value_heads and hidden_size_per_layer_input must not be "
@@ -256,25 +247,22 @@ llvm::Error saguaro::describeGemma4(const HfConfig &outer, llvm::StringRef archi
   for (int64_t i = 0; i < layers; ++i) {
     const std::string p = prefix + "layers." + std::to_string(i) + ".";
     const LayerAttention &a = d.layerAttention[i];
-    LayerWeights w;
-    w.attnNorm = p + "input_layernorm.weight";
+    LayerWeights w = namedLayerWeights(p, kHfLayerNaming);
     w.postAttnNorm = p + "post_attention_layernorm.weight";
     w.ffnNorm = p + "pre_feedforward_layernorm.weight";
     w.postFfnNorm = p + "post_feedforward_layernorm.weight";
-    w.wq = p + "self_attn.q_proj.weight";
-    w.wo = p + "self_attn.o_proj.weight";
     w.qNorm = p + "self_attn.q_norm.weight";
-    if (a.kvLayer < 0) {
-      w.wk = p + "self_attn.k_proj.weight";
+    if (a.kvLayer >= 0) {
+      w.wk.clear(); // a shared layer reads layer kvLayer's cache; its own K/V projections, if stored, are unused
+      w.wv.clear();
+    } else {
       w.kNorm = p + "self_attn.k_norm.weight";
       // attention_k_eq_v: V is the raw key projection (the same product computed twice, then v_norm).
-      w.wv = kEqV && !sliding[i] ? w.wk : p + "self_attn.v_proj.weight";
+      if (kEqV && !sliding[i])
+        w.wv = w.wk;
       // v_norm has no weight (with_scale=False): a weight of ones, by which the norm multiplies exactly.
       w.vNorm = "saguaro.v_norm.ones." + std::to_string(a.headDim);
     }
-    w.gate = p + "mlp.gate_proj.weight";
-    w.up = p + "mlp.up_proj.weight";
-    w.down = p + "mlp.down_proj.weight";
     if (pleDim > 0) {
       w.pleGate = p + "per_layer_input_gate.weight";
       w.pleProjection = p + "per_layer_projection.weight";

@@ -127,11 +127,9 @@ llvm::Error saguaro::importHuggingFace(llvm::StringRef dir, ImportedModel &model
                    "Gemma4ForConditionalGeneration)");
   bool gemma = d.architecture == "gemma3", qwen = d.architecture == "qwen3";
 
-  SAGUARO_TRY(dim, c.integer("hidden_size"));
-  SAGUARO_TRY(hidden, c.integer("intermediate_size"));
-  SAGUARO_TRY(layers, c.integer("num_hidden_layers"));
-  SAGUARO_TRY(heads, c.integer("num_attention_heads"));
-  SAGUARO_TRY(vocab, c.integer("vocab_size"));
+  SAGUARO_TRY(sizes, c.statedSizes());
+  const int64_t dim = sizes.dim, hidden = sizes.hidden, layers = sizes.layers, heads = sizes.heads,
+                vocab = sizes.vocab;
   SAGUARO_TRY(eps, c.number("rms_norm_eps"));
   SAGUARO_TRY(kvHeads, c.integer("num_key_value_heads", heads));
   SAGUARO_TRY(headDim, c.integer("head_dim", gemma ? 256 : qwen ? 128 : (heads ? dim / heads : 0)));
@@ -140,14 +138,7 @@ llvm::Error saguaro::importHuggingFace(llvm::StringRef dir, ImportedModel &model
   SAGUARO_TRY(scaling, ropeScaling(c));
   SAGUARO_TRY(finalSoftcap, c.optionalNumber("final_logit_softcapping"));
   SAGUARO_TRY(attnSoftcap, c.optionalNumber("attn_logit_softcapping"));
-  if (auto e = c.requirePositive({{"hidden_size", dim},
-                                  {"intermediate_size", hidden},
-                                  {"num_hidden_layers", layers},
-                                  {"num_attention_heads", heads},
-                                  {"num_key_value_heads", kvHeads},
-                                  {"head_dim", headDim},
-                                  {"vocab_size", vocab},
-                                  {"max_position_embeddings", maxPos}}))
+  if (auto e = c.requirePositive(HfConfig::DecoderSizes{dim, hidden, layers, heads, kvHeads, headDim, vocab, maxPos}))
     return e;
   if (heads % kvHeads != 0)
     return c.error("num_attention_heads must be a multiple of num_key_value_heads");
@@ -231,12 +222,7 @@ llvm::Error saguaro::importHuggingFace(llvm::StringRef dir, ImportedModel &model
   d.lmHead = tied ? d.tokEmbedding : "lm_head.weight";
   for (int64_t i = 0; i < layers; ++i) {
     std::string p = "model.layers." + std::to_string(i) + ".";
-    LayerWeights w;
-    w.attnNorm = p + "input_layernorm.weight";
-    w.wq = p + "self_attn.q_proj.weight";
-    w.wk = p + "self_attn.k_proj.weight";
-    w.wv = p + "self_attn.v_proj.weight";
-    w.wo = p + "self_attn.o_proj.weight";
+    LayerWeights w = namedLayerWeights(p, kHfLayerNaming);
     if (gemma || qwen) {
       w.qNorm = p + "self_attn.q_norm.weight";
       w.kNorm = p + "self_attn.k_norm.weight";
@@ -248,9 +234,6 @@ llvm::Error saguaro::importHuggingFace(llvm::StringRef dir, ImportedModel &model
     } else {
       w.ffnNorm = p + "post_attention_layernorm.weight";
     }
-    w.gate = p + "mlp.gate_proj.weight";
-    w.up = p + "mlp.up_proj.weight";
-    w.down = p + "mlp.down_proj.weight";
     d.layerWeights.push_back(w);
   }
   model.sourceFiles.push_back(cfgFile);

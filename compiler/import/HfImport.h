@@ -14,25 +14,26 @@
 
 namespace saguaro {
 
+/// Declares `var` as the value of the llvm::Expected `expr`, or returns its error from the enclosing function.
+#define SAGUARO_TRY(var, expr)                                                                                       \
+  auto var##OrErr = (expr);                                                                                          \
+  if (!var##OrErr)                                                                                                   \
+    return var##OrErr.takeError();                                                                                   \
+  auto var = *var##OrErr;
+
 /// Typed, error-reporting access to one JSON object of config.json; errors name the file.
 class HfConfig {
 public:
   HfConfig(const llvm::json::Object &o, std::string path) : o(o), path(std::move(path)) {}
 
   llvm::Expected<int64_t> integer(llvm::StringRef key) const {
-    if (std::optional<int64_t> v = o.getInteger(key))
-      return *v;
-    return fileError(path, o.get(key) ? "field '" + key + "' must be an integer"
-                                      : "missing field '" + key + "'");
+    return required(key, o.getInteger(key), "an integer");
   }
   llvm::Expected<int64_t> integer(llvm::StringRef key, int64_t fallback) const {
     return present(key) ? integer(key) : fallback;
   }
   llvm::Expected<double> number(llvm::StringRef key) const {
-    if (std::optional<double> v = o.getNumber(key))
-      return *v;
-    return fileError(path, o.get(key) ? "field '" + key + "' must be a number"
-                                      : "missing field '" + key + "'");
+    return required(key, o.getNumber(key), "a number");
   }
   llvm::Expected<double> number(llvm::StringRef key, double fallback) const {
     return present(key) ? number(key) : fallback;
@@ -54,21 +55,48 @@ public:
         return error(llvm::Twine("field '") + name + "' must be positive");
     return llvm::Error::success();
   }
+  /// The sizes every decoder config states; an error names the first that is not positive.
+  struct DecoderSizes {
+    int64_t dim, hidden, layers, heads, kvHeads, headDim, vocab, maxPositions;
+  };
+  /// hidden_size, intermediate_size, num_hidden_layers, num_attention_heads and vocab_size, which every decoder
+  /// config must state; kvHeads, headDim and maxPositions (0 here) take the architecture's defaults.
+  llvm::Expected<DecoderSizes> statedSizes() const {
+    DecoderSizes s{};
+    for (auto [key, field] : {std::pair{"hidden_size", &s.dim}, {"intermediate_size", &s.hidden},
+                              {"num_hidden_layers", &s.layers}, {"num_attention_heads", &s.heads},
+                              {"vocab_size", &s.vocab}}) {
+      SAGUARO_TRY(v, integer(key));
+      *field = v;
+    }
+    return s;
+  }
+  llvm::Error requirePositive(const DecoderSizes &s) const {
+    return requirePositive({{"hidden_size", s.dim},
+                            {"intermediate_size", s.hidden},
+                            {"num_hidden_layers", s.layers},
+                            {"num_attention_heads", s.heads},
+                            {"num_key_value_heads", s.kvHeads},
+                            {"head_dim", s.headDim},
+                            {"vocab_size", s.vocab},
+                            {"max_position_embeddings", s.maxPositions}});
+  }
   const llvm::json::Object &object() const { return o; }
   const std::string &file() const { return path; }
   llvm::Error error(const llvm::Twine &message) const { return fileError(path, message); }
 
 private:
+  /// `v`, the field's value when it has the wanted type; else "missing field" or "must be <kind>".
+  template <class T>
+  llvm::Expected<T> required(llvm::StringRef key, std::optional<T> v, llvm::StringRef kind) const {
+    if (v)
+      return *v;
+    return fileError(path, o.get(key) ? "field '" + key + "' must be " + kind : "missing field '" + key + "'");
+  }
+
   const llvm::json::Object &o;
   std::string path;
 };
-
-/// Declares `var` as the value of the llvm::Expected `expr`, or returns its error from the enclosing function.
-#define SAGUARO_TRY(var, expr)                                                                                       \
-  auto var##OrErr = (expr);                                                                                          \
-  if (!var##OrErr)                                                                                                   \
-    return var##OrErr.takeError();                                                                                   \
-  auto var = *var##OrErr;
 
 /// Reads model.safetensors, or every shard model.safetensors.index.json names, into the store.
 llvm::Error readHfWeights(llvm::StringRef dir, ImportedModel &model);

@@ -15,6 +15,9 @@
 using namespace saguaro;
 
 namespace {
+/// llama2.c's names: `layers.N.` + these.
+constexpr LayerNaming kLlama2cLayerNaming = {"attention_norm", "wq", "wk", "wv", "wo", "w1", "w3", "w2"};
+
 struct Header {
   int32_t dim, hidden, layers, heads, kvHeads, vocab, seqLen;
 };
@@ -127,16 +130,8 @@ llvm::Error saguaro::importLlama2c(llvm::StringRef path, ImportedModel &model) {
   d.lmHead = shared ? "tok_embeddings" : "output";
   for (int64_t l = 0; l < L; ++l) {
     std::string p = "layers." + std::to_string(l) + ".";
-    LayerWeights lw;
-    lw.attnNorm = p + "attention_norm";
-    lw.wq = p + "wq";
-    lw.wk = p + "wk";
-    lw.wv = p + "wv";
-    lw.wo = p + "wo";
+    LayerWeights lw = namedLayerWeights(p, kLlama2cLayerNaming);
     lw.ffnNorm = p + "ffn_norm";
-    lw.gate = p + "w1";
-    lw.down = p + "w2";
-    lw.up = p + "w3";
     d.layerWeights.push_back(lw);
     d.layerAttention.push_back(LayerAttention{});
   }

@@ -31,6 +31,31 @@ struct LayerWeights {
   std::string layerScalar;  // a [1] tensor scaling the layer's output, residual included (Gemma 4)
 };
 
+/// Where a checkpoint format names one layer's attention and gated-MLP weights: suffixes after the layer's prefix.
+struct LayerNaming {
+  const char *attnNorm, *wq, *wk, *wv, *wo, *gate, *up, *down;
+};
+
+/// Hugging Face's names (`model.layers.N.` + these), shared by Llama, Qwen3, Gemma 3 and Gemma 4.
+inline constexpr LayerNaming kHfLayerNaming = {
+    "input_layernorm.weight", "self_attn.q_proj.weight", "self_attn.k_proj.weight", "self_attn.v_proj.weight",
+    "self_attn.o_proj.weight", "mlp.gate_proj.weight", "mlp.up_proj.weight", "mlp.down_proj.weight"};
+
+/// The weights `naming` spells, under `prefix`; the format's other weights (norms around the MLP, q/k norms) are
+/// the caller's to add.
+inline LayerWeights namedLayerWeights(const std::string &prefix, const LayerNaming &naming) {
+  LayerWeights w;
+  w.attnNorm = prefix + naming.attnNorm;
+  w.wq = prefix + naming.wq;
+  w.wk = prefix + naming.wk;
+  w.wv = prefix + naming.wv;
+  w.wo = prefix + naming.wo;
+  w.gate = prefix + naming.gate;
+  w.up = prefix + naming.up;
+  w.down = prefix + naming.down;
+  return w;
+}
+
 /// Attention settings that vary per layer (Gemma 3's local/global pattern; Gemma 4's shapes per layer type).
 struct LayerAttention {
   int64_t window = 0;      // 0: full causal attention

@@ -15,7 +15,6 @@ import json
 import math
 import os
 import shutil
-import struct
 import subprocess
 import sys
 import tempfile
@@ -47,25 +46,13 @@ def torch_decode(model_dir, ids, kv_f16):
     import torch
     import torch.nn.functional as F
 
+    from torch_safetensors import load_safetensors_torch
+
     top = json.load(open(os.path.join(model_dir, "config.json")))
     conditional = top["model_type"] == "gemma4"
     c = top["text_config"] if conditional else top
     pre = "model.language_model." if conditional else "model."
-    W, kinds = {}, {}
-    index = os.path.join(model_dir, "model.safetensors.index.json")
-    files = (sorted(set(json.load(open(index))["weight_map"].values())) if os.path.exists(index)
-             else ["model.safetensors"])
-    tdt = {"F32": torch.float32, "F16": torch.float16, "BF16": torch.bfloat16}
-    for fname in files:
-        data = bytearray(open(os.path.join(model_dir, fname), "rb").read())
-        n = struct.unpack("<Q", data[:8])[0]
-        for name, info in json.loads(data[8:8 + n]).items():
-            if name == "__metadata__":
-                continue
-            b, e = info["data_offsets"]
-            t = torch.frombuffer(data, dtype=tdt[info["dtype"]], count=(e - b) // (4 if info["dtype"] == "F32" else 2),
-                                 offset=8 + n + b)
-            W[name], kinds[name] = t.reshape(info["shape"]).to(torch.float64), tdt[info["dtype"]]
+    W, kinds = load_safetensors_torch(model_dir)
 
     L, H, heads, eps = c["num_hidden_layers"], c["hidden_size"], c["num_attention_heads"], c["rms_norm_eps"]
     types, D = c["layer_types"], c["hidden_size_per_layer_input"]

@@ -9,7 +9,6 @@ import argparse
 import json
 import math
 import os
-import struct
 import subprocess
 import sys
 import tempfile
@@ -18,8 +17,9 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from torch_safetensors import load_safetensors_torch
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-_TORCH_DTYPES = {"F32": torch.float32, "F16": torch.float16, "BF16": torch.bfloat16}
 
 # (name, make_random_hf.py arguments)
 VARIANTS = [
@@ -34,25 +34,6 @@ VARIANTS = [
     ("gemma3-bf16-pattern2", ["--arch", "gemma3", "--dtype", "bf16", "--sliding-window-pattern", "2",
                               "--final-softcap", "0", "--seed", "6"]),
 ]
-
-
-def load_safetensors_torch(model_dir):
-    """{name: float64 tensor} from model.safetensors or the index's shards, decoded by torch."""
-    index = os.path.join(model_dir, "model.safetensors.index.json")
-    files = (sorted(set(json.load(open(index))["weight_map"].values())) if os.path.exists(index)
-             else ["model.safetensors"])
-    out = {}
-    for fname in files:
-        data = bytearray(open(os.path.join(model_dir, fname), "rb").read())
-        n = struct.unpack("<Q", data[:8])[0]
-        for name, info in json.loads(data[8:8 + n]).items():
-            if name == "__metadata__":
-                continue
-            b, e = info["data_offsets"]
-            t = torch.frombuffer(data, dtype=_TORCH_DTYPES[info["dtype"]], count=(e - b) // (2 if info["dtype"] != "F32" else 4),
-                                 offset=8 + n + b)
-            out[name] = t.reshape(info["shape"]).to(torch.float64)
-    return out
 
 
 def inv_freq_torch(hd, theta, scaling):
@@ -93,7 +74,7 @@ def rmsnorm_torch(x, w, eps, gemma):
 def torch_forward(model_dir, ids):
     """Logits [T, vocab] (float64) of the model, formulated in torch."""
     c = json.load(open(os.path.join(model_dir, "config.json")))
-    W = load_safetensors_torch(model_dir)
+    W, _ = load_safetensors_torch(model_dir)
     gemma = c["model_type"] == "gemma3_text"
     H, KV, hid = c["num_attention_heads"], c["num_key_value_heads"], c["hidden_size"]
     hd = c.get("head_dim") or hid // H

@@ -9,7 +9,6 @@ Follows transformers' models/gemma4 (docs/gemma4.md lists every rule and where i
 from position 0, logits [T, vocab]. Weights stored as BF16/F16 are widened and everything is computed in --dtype; only
 the two embedding scales are rounded to the stored dtype, as Gemma4TextScaledWordEmbedding rounds them.
 """
-import argparse
 import json
 import math
 import os
@@ -17,8 +16,10 @@ import sys
 
 import numpy as np
 
+import reference_cli
+import hf_reference
+from hf_reference import apply_rope  # rotate_half RoPE, the same rule in Gemma 4
 from safetensors_io import bf16_bits_to_f32, f32_to_bf16_bits, read_model_dtypes, read_model_weights
-from token_ids import read_token_ids
 
 SLIDING, FULL = "sliding_attention", "full_attention"
 
@@ -207,16 +208,6 @@ def rope_inv_freq(rope_type, params, head_dim):
     return inv_freq / params.get("factor", 1.0)
 
 
-def apply_rope(x, inv_freq):
-    """rotate_half RoPE on x[T, heads, hd] at positions 0..T-1: x·cos + rotate_half(x)·sin."""
-    T, half = x.shape[0], x.shape[-1] // 2
-    ang = np.arange(T, dtype=np.float64)[:, None] * inv_freq[None, :]
-    cos = np.cos(np.concatenate([ang, ang], -1)).astype(x.dtype)[:, None, :]
-    sin = np.sin(np.concatenate([ang, ang], -1)).astype(x.dtype)[:, None, :]
-    rotated = np.concatenate([-x[..., half:], x[..., :half]], -1)
-    return x * cos + rotated * sin
-
-
 def rms_norm(x, w, eps):
     """Gemma4RMSNorm over the last axis: x / sqrt(mean(x²) + eps), times w itself (not 1 + w); w None: no scale."""
     normed = x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + eps)
@@ -229,18 +220,9 @@ def gelu_tanh(g):
 
 
 def attention(q, k, v, window):
-    """Causal GQA attention of q[T,H,hd] over k,v[T,KVH,hd] with scale 1.0; key t is visible from p iff t <= p and,
-    on a sliding layer, p - t < window."""
-    T, H, _ = q.shape
-    rep = H // k.shape[1]
-    k, v = np.repeat(k, rep, axis=1), np.repeat(v, rep, axis=1)  # query head h uses KV head h // rep
-    scores = np.einsum("thd,shd->hts", q, k)
-    p, t = np.arange(T)[:, None], np.arange(T)[None, :]
-    visible = (t <= p) & ((p - t < window) if window else True)
-    scores = np.where(visible[None], scores, -np.inf)
-    probs = np.exp(scores - scores.max(-1, keepdims=True))
-    probs /= probs.sum(-1, keepdims=True)
-    return np.einsum("hts,shd->thd", probs, v)
+    """Causal GQA attention of q[T,H,hd] over k,v[T,KVH,hd] with scale 1.0 (Gemma 4's scaling) and no soft-cap; key
+    t is visible from p iff t <= p and, on a sliding layer, p - t < window."""
+    return hf_reference.attention(q, k, v, 1.0, window, 0.0)
 
 
 def round_to_stored(value, stored, dtype):
@@ -371,29 +353,14 @@ def forward(model_dir, ids, dtype=np.float64, hidden_layer=None, kv_cache="f32",
 
 def main():
     """CLI entry point."""
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("model_dir")
-    ap.add_argument("--token-ids", required=True, help="file of token ids fed from position 0")
-    ap.add_argument("-o", "--output", required=True, help="where to write logits [T, vocab] as .npy")
-    ap.add_argument("--dtype", choices=("float64", "float32"), default="float64")
-    ap.add_argument("--hidden-layer", type=int, help="write the hidden states [T, hidden] after this many layers")
-    ap.add_argument("--kv-cache", choices=("f32", "f16"), default="f32",
-                    help="f16: keys and values rounded to binary16, as a half-precision KV cache holds them")
-    ap.add_argument("--weights", choices=("f32", "f16"), default="f32",
-                    help="f16: 2-D tensors rounded to binary16, as `saguaro compile --bits 16` stores them")
-    args = ap.parse_args()
-    unused = []
-    try:
-        out = forward(args.model_dir, read_token_ids(args.token_ids), np.dtype(args.dtype), args.hidden_layer,
-                      args.kv_cache, args.weights, unused)
-    except (ValueError, OSError) as e:  # a refused config, a missing tensor or shard: one line, no output file
-        print(f"gemma4_reference: {e}", file=sys.stderr)
-        return 1
-    if unused:
-        print(f"gemma4_reference: {len(unused)} tensors in the files are not read by the text decoder",
-              file=sys.stderr)
-    np.save(args.output, out)
-    return 0
+    def forward_reporting_unused(*args):
+        unused = []
+        out = forward(*args, unused)
+        if unused:
+            print(f"gemma4_reference: {len(unused)} tensors in the files are not read by the text decoder",
+                  file=sys.stderr)
+        return out
+    return reference_cli.run(__doc__.splitlines()[0], "gemma4_reference", forward_reporting_unused)
 
 
 if __name__ == "__main__":

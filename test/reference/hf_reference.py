@@ -5,7 +5,6 @@ Usage: hf_reference.py MODEL_DIR --token-ids FILE -o OUT.npy [--dtype float64|fl
 Follows transformers' semantics: full causal prefill from position 0, logits [T, vocab]. Weights stored as
 F16/BF16 are widened and everything is computed in --dtype (HF would compute in the stored dtype).
 """
-import argparse
 import json
 import math
 import os
@@ -13,8 +12,8 @@ import sys
 
 import numpy as np
 
+import reference_cli
 from safetensors_io import read_model_weights
-from token_ids import read_token_ids
 
 # Per-architecture config defaults (transformers' config classes) for fields a config.json may omit.
 _DEFAULTS = {
@@ -218,21 +217,7 @@ def forward(model_dir, ids, dtype=np.float64, hidden_layer=None, kv_cache="f32",
 
 def main():
     """CLI entry point."""
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("model_dir")
-    ap.add_argument("--token-ids", required=True, help="file of token ids fed from position 0")
-    ap.add_argument("-o", "--output", required=True, help="where to write logits [T, vocab] as .npy")
-    ap.add_argument("--dtype", choices=("float64", "float32"), default="float64")
-    ap.add_argument("--hidden-layer", type=int, help="write the hidden states [T, hidden] after this many layers")
-    ap.add_argument("--kv-cache", choices=("f32", "f16"), default="f32",
-                    help="f16: keys and values rounded to binary16, as a half-precision KV cache holds them")
-    ap.add_argument("--weights", choices=("f32", "f16"), default="f32",
-                    help="f16: weight matrices rounded to binary16, as `saguaro compile --bits 16` stores them")
-    args = ap.parse_args()
-    out = forward(args.model_dir, read_token_ids(args.token_ids), np.dtype(args.dtype), args.hidden_layer,
-                  args.kv_cache, args.weights)
-    np.save(args.output, out)
-    return 0
+    return reference_cli.run(__doc__.splitlines()[0], "hf_reference", forward)
 
 
 if __name__ == "__main__":
