@@ -51,9 +51,11 @@ llvm::Error copyTree(llvm::StringRef from, llvm::StringRef to) {
   return llvm::Error::success();
 }
 
-/// Copies the runtime and the kernels (and with `handoff` the handoff library) from the checkout `source` into the
-/// bundle directory `dir`.
-llvm::Error copyRuntime(llvm::StringRef source, llvm::StringRef dir, bool handoff) {
+/// Copies the runtime and the kernels (and with `in.handoff` the handoff library) from the checkout into the bundle
+/// directory `dir`.
+llvm::Error copyRuntime(const BundleInputs &in, llvm::StringRef dir) {
+  llvm::StringRef source = in.runtimeSourceDir;
+  const bool handoff = in.handoff;
   using Copy = std::pair<const char *, const char *>;
   std::vector<Copy> trees = {{"runtime-min/include", "saguaro/runtime-min/include"},
                              {"runtime-min/src", "saguaro/runtime-min/src"},
@@ -78,6 +80,10 @@ llvm::Error copyRuntime(llvm::StringRef source, llvm::StringRef dir, bool handof
     if (std::error_code ec = llvm::sys::fs::copy_file(src, dst))
       return fileError(src, "cannot copy: " + ec.message());
   }
+  llvm::SmallString<256> header(dir);
+  llvm::sys::path::append(header, "saguaro/runtime-min/src/weights_generated.h");
+  if (std::error_code ec = llvm::sys::fs::copy_file(in.blobSchemaHeader, header))
+    return fileError(in.blobSchemaHeader, "cannot copy: " + ec.message());
   // The chat server (cpp-httplib) belongs to `saguaro serve`, not to a device app.
   if (handoff)
     llvm::sys::fs::remove(dir + "/saguaro/handoff/src/chat_server.cpp");
@@ -100,7 +106,7 @@ llvm::Error writeBundle(ModuleOp module, const ModuleFacts &facts, const BundleI
            {"CMakeLists.txt", cmakeLists(flags, in.handoff)}, {"manifest.json", manifestText}})
     if (auto e = writeFile(dir, name, text))
       return e;
-  return copyRuntime(in.runtimeSourceDir, dir, in.handoff);
+  return copyRuntime(in, dir);
 }
 } // namespace
 

@@ -41,6 +41,7 @@ struct BundleInputs {
   std::string target = "generic";
   int64_t prefillChunk = 0;
   std::string runtimeSourceDir; // the Saguaro checkout whose runtime-min and kernels are copied
+  std::string blobSchemaHeader; // flatc's weights_generated.h (a build product), copied into runtime-min/src
   bool handoff = false;         // also copy handoff/ and link it: saguaro_complete applies the cloud policy
   std::vector<uint8_t> tokenizer;                       // tokenizer tensor bytes, may be empty
   std::string tokenizerTensor;                          // e.g. tokenizer.llama2c

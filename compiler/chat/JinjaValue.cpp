@@ -19,44 +19,34 @@ void Dict::set(const std::string& key, Value v) {
   items.emplace_back(key, std::move(v));
 }
 
-Value Value::none() {
-  Value v;
-  v.type = Type::None;
-  return v;
-}
+Value Value::none() { return Value(Type::None); }
 Value Value::boolean(bool x) {
-  Value v;
-  v.type = Type::Bool;
+  Value v(Type::Bool);
   v.b = x;
   return v;
 }
 Value Value::integer(int64_t x) {
-  Value v;
-  v.type = Type::Int;
+  Value v(Type::Int);
   v.i = x;
   return v;
 }
 Value Value::number(double x) {
-  Value v;
-  v.type = Type::Float;
+  Value v(Type::Float);
   v.f = x;
   return v;
 }
 Value Value::string(std::string x) {
-  Value v;
-  v.type = Type::String;
+  Value v(Type::String);
   v.s = std::move(x);
   return v;
 }
 Value Value::list_of(chat::List x) {
-  Value v;
-  v.type = Type::List;
+  Value v(Type::List);
   v.list = std::make_shared<chat::List>(std::move(x));
   return v;
 }
 Value Value::dict_of(chat::Dict x) {
-  Value v;
-  v.type = Type::Dict;
+  Value v(Type::Dict);
   v.dict = std::make_shared<chat::Dict>(std::move(x));
   return v;
 }
@@ -66,8 +56,7 @@ Value Value::namespace_of(chat::Dict x) {
   return v;
 }
 Value Value::function(Function f) {
-  Value v;
-  v.type = Type::Function;
+  Value v(Type::Function);
   v.fn = std::make_shared<Function>(std::move(f));
   return v;
 }

@@ -58,6 +58,10 @@ struct Value {
   std::shared_ptr<chat::Dict> dict;  // Dict and Namespace (namespaces allow attribute assignment)
   std::shared_ptr<Function> fn;      // Function
 
+  Value() = default;
+  /// A value of type `t` whose payload is still empty; the factories below fill it in.
+  explicit Value(Type t) : type(t) {}
+
   static Value none();
   static Value boolean(bool v);
   static Value integer(int64_t v);

@@ -258,6 +258,7 @@ llvm::Error saguaro::compileBundle(const CompileOptions &o, const std::string &o
   in.target = o.target;
   in.prefillChunk = chunk;
   in.runtimeSourceDir = SAGUARO_SOURCE_DIR;
+  in.blobSchemaHeader = SAGUARO_BLOB_SCHEMA_HEADER;
   in.handoff = o.handoff;
   in.metadata.push_back({"model.name", d.name});
   in.metadata.push_back({"model.architecture", d.architecture});

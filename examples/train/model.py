@@ -203,35 +203,24 @@ class GemmaForCausalLM(nn.Module):
         With `positions` and `segments` ([B, T] each) the rows are packed: several sequences per row, each with
         its own positions from 0 and a segment id; a token sees only earlier tokens of its own segment, so every
         sequence gets exactly the logits it would get alone (train_default.py --pack)."""
-        if positions is not None:
-            return self._forward_packed(ids, positions, segments)
         cfg = self.cfg
-        t = ids.shape[1]
-        pos = torch.arange(t)
+        b, t = ids.shape
+        if positions is None:
+            pos = torch.arange(t)
+            rope = {True: rope_cos_sin(pos, cfg.head_dim, cfg.rope_local_base_freq),
+                    False: rope_cos_sin(pos, cfg.head_dim, cfg.rope_theta)}
+            masks = {True: attention_mask(pos, cfg.sliding_window), False: attention_mask(pos, None)}
+        else:
+            rope = {}
+            for s, base in ((True, cfg.rope_local_base_freq), (False, cfg.rope_theta)):
+                cos, sin = rope_cos_sin(positions.reshape(-1), cfg.head_dim, base)
+                rope[s] = (cos.view(b, 1, t, -1), sin.view(b, 1, t, -1))
+            d = positions[:, :, None] - positions[:, None, :]
+            full = (segments[:, :, None] == segments[:, None, :]) & (d >= 0)
+            masks = {False: full[:, None], True: (full & (d < cfg.sliding_window))[:, None]}
         emb = self.model.embed_tokens.weight
         # HF keeps the scale as a tensor in the embedding dtype before multiplying.
         x = self.model.embed_tokens(ids) * torch.tensor(cfg.hidden_size ** 0.5, dtype=emb.dtype)
-        rope = {True: rope_cos_sin(pos, cfg.head_dim, cfg.rope_local_base_freq),
-                False: rope_cos_sin(pos, cfg.head_dim, cfg.rope_theta)}
-        masks = {True: attention_mask(pos, cfg.sliding_window), False: attention_mask(pos, None)}
-        for layer in self.model.layers:
-            s = layer.self_attn.sliding
-            x = layer(x, rope[s][0], rope[s][1], masks[s])
-        x = self.model.norm(x)
-        return x @ emb.t()
-
-    def _forward_packed(self, ids: torch.Tensor, positions: torch.Tensor, segments: torch.Tensor) -> torch.Tensor:
-        cfg = self.cfg
-        b, t = ids.shape
-        emb = self.model.embed_tokens.weight
-        x = self.model.embed_tokens(ids) * torch.tensor(cfg.hidden_size ** 0.5, dtype=emb.dtype)
-        rope = {}
-        for s, base in ((True, cfg.rope_local_base_freq), (False, cfg.rope_theta)):
-            cos, sin = rope_cos_sin(positions.reshape(-1), cfg.head_dim, base)
-            rope[s] = (cos.view(b, 1, t, -1), sin.view(b, 1, t, -1))
-        d = positions[:, :, None] - positions[:, None, :]
-        full = (segments[:, :, None] == segments[:, None, :]) & (d >= 0)
-        masks = {False: full[:, None], True: (full & (d < cfg.sliding_window))[:, None]}
         for layer in self.model.layers:
             s = layer.self_attn.sliding
             x = layer(x, rope[s][0], rope[s][1], masks[s])

@@ -13,11 +13,15 @@ std::mutex& sink_mutex() {
   return m;
 }
 LogSink& sink() {
-  static LogSink s = [](const std::string& line) { std::fprintf(stderr, "saguaro handoff: %s\n", line.c_str()); };
+  static LogSink s = stderr_log_sink();
   return s;
 }
 
 }  // namespace
+
+LogSink stderr_log_sink() {
+  return [](const std::string& line) { std::fprintf(stderr, "saguaro handoff: %s\n", line.c_str()); };
+}
 
 void set_log_sink(LogSink new_sink) {
   std::lock_guard<std::mutex> lock(sink_mutex());

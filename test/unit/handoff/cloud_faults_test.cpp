@@ -37,7 +37,7 @@ class CloudFaults : public ::testing::Test {
     });
   }
   void TearDown() override {
-    set_log_sink([](const std::string& line) { std::fprintf(stderr, "saguaro handoff: %s\n", line.c_str()); });
+    set_log_sink(stderr_log_sink());
   }
 
   // Runs one hybrid completion against base_url and checks everything every fault case must satisfy.
@@ -193,7 +193,7 @@ TEST_F(CloudFaults, SpendLedgerLockedByAHungProcess) {
 TEST_F(CloudFaults, KeyEchoedInA401NeverSurfaces) {
   FakeCloudServer server(FakeBehavior::EchoAuth401);
   set_log_sink(nullptr);
-  set_log_sink([](const std::string& line) { std::fprintf(stderr, "saguaro handoff: %s\n", line.c_str()); });
+  set_log_sink(stderr_log_sink());
   ::testing::internal::CaptureStderr();
   ::testing::internal::CaptureStdout();
   json r = expect_local_fallback("401 echoing the key", server.base_url());

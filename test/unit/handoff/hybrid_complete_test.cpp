@@ -26,7 +26,7 @@ class Hybrid : public ::testing::Test {
  protected:
   void SetUp() override { set_log_sink(nullptr); }
   void TearDown() override {
-    set_log_sink([](const std::string& line) { std::fprintf(stderr, "saguaro handoff: %s\n", line.c_str()); });
+    set_log_sink(stderr_log_sink());
   }
 
   json run(json options, double confidence = 0.1, const json& messages = kQuestion) {

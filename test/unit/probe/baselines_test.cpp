@@ -49,9 +49,7 @@ TEST(Baselines, LogisticRegressionReachesTheOptimum) {
 }
 
 TEST(Baselines, LogisticRegressionNeedsBothClasses) {
-  SyntheticOptions o;
-  o.per_family = 10;
-  ProbeData data = make_synthetic(o);
+  ProbeData data = make_synthetic(10);
   for (ProbeSample &s : data.samples)
     s.wrong = false;
   LogisticModel m;

@@ -85,9 +85,7 @@ TEST_F(ProbeCli, EvalJsonHasTheDocumentedKeys) {
 }
 
 TEST_F(ProbeCli, EvalOnHeldOutOnlyDataReportsBaselinesAsUnavailable) {
-  SyntheticOptions o;
-  o.per_family = 30;
-  ProbeData data = make_synthetic(o);
+  ProbeData data = make_synthetic(30);
   data.samples.erase(std::remove_if(data.samples.begin(), data.samples.end(),
                                     [](const ProbeSample &s) { return !s.heldout; }),
                      data.samples.end());

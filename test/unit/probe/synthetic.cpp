@@ -49,4 +49,10 @@ ProbeData make_synthetic(const SyntheticOptions &o) {
   return data;
 }
 
+ProbeData make_synthetic(int per_family) {
+  SyntheticOptions o;
+  o.per_family = per_family;
+  return make_synthetic(o);
+}
+
 } // namespace saguaro::probe::testing

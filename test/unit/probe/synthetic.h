@@ -34,6 +34,8 @@ struct SyntheticOptions {
 };
 
 ProbeData make_synthetic(const SyntheticOptions &options);
+/// The default synthetic data with `per_family` samples in each family.
+ProbeData make_synthetic(int per_family);
 
 } // namespace saguaro::probe::testing
 
