@@ -4,8 +4,8 @@ tokenizer_config.json and chat_template.jinja in the released layout).
 - every special token (turn, channel, thinking, tool, image, audio and video markers) is one id, its own;
 - `saguaro complete` on the model renders the conversation as Python jinja2 renders the template
   (test/reference/render_chat_template.py): the prompt it prefills has exactly the ids `saguaro tokenize` gives
-  the jinja2 rendering, with and without a system message (checked by count, the bundle's `prefill_tokens`, after
-  the rendering's own ids are checked against the vocabulary by hand)."""
+  the jinja2 rendering, with and without a system message, and with two assistant messages in one turn (checked
+  by count, the bundle's `prefill_tokens`, after the rendering's frame of turn markers is checked by hand)."""
 import json
 import os
 import shutil
@@ -45,13 +45,16 @@ def main():
         [{"role": "user", "content": "What is the help?"}],
         [{"role": "system", "content": " You are a helpful assistant. "}, {"role": "user", "content": "Hello!"},
          {"role": "assistant", "content": "How can I help?"}, {"role": "user", "content": "What is 2+2?"}],
+        [{"role": "user", "content": "Hello!"}, {"role": "assistant", "content": "Hi!"},
+         {"role": "assistant", "content": "How can I help?"}, {"role": "user", "content": "What is 2+2?"}],
     ]
     for messages in conversations:
         text = common.run([common.python(), common.reference_script(args, "render_chat_template.py"),
                            os.path.join(model, "tokenizer_config.json"), json.dumps(messages)], args).stdout.decode()
         want = tokenize(text)
-        # The rendering's frame, by hand: <bos> first, one <|turn> and one <turn|> per message, then <|turn>model.
-        turns = len(messages)
+        # The rendering's frame, by hand: <bos> first, one <|turn> and one <turn|> per turn (consecutive assistant
+        # messages are one turn), then <|turn>model.
+        turns = len(messages) - sum(a["role"] == b["role"] == "assistant" for a, b in zip(messages, messages[1:]))
         if (want[0] != vocab["<bos>"] or want.count(vocab["<|turn>"]) != turns + 1 or
                 want.count(vocab["<turn|>"]) != turns or not text.endswith("<|turn>model\n")):
             raise SystemExit(f"FAIL: the jinja2 rendering {text!r} tokenizes to {want}")

@@ -56,6 +56,8 @@ TEST(Gemma4Chat, PromptsEqualJinja2) {
       {{"system", "Be brief."}, {"user", "Hi"}, {"assistant", " Hello! \n"}, {"user", "How are you?"}},
       {{"user", "a"}, {"assistant", "b"}, {"user", "c"}, {"assistant", "d"}, {"user", "e"}},
       {{"user", "one"}, {"user", "two"}},  // the template does not require alternating roles
+      {{"user", "q"}, {"assistant", " a1 "}, {"assistant", "a2"}, {"user", "r"}},  // one model turn
+      {{"system", "s"}, {"user", "q"}, {"assistant", "a1"}, {"assistant", "a2"}, {"assistant", "a3"}},
       {{"user", "Look: <|image|> and <|audio|>"}},
   };
   for (std::optional<bool> thinking : {std::optional<bool>(), std::optional<bool>(true), std::optional<bool>(false)}) {
@@ -74,7 +76,7 @@ TEST(Gemma4Chat, PromptsEqualJinja2) {
 
 // Written from the template: BOS, the system turn, each message in <|turn>ROLE\n ... <turn|>\n with "assistant"
 // named "model" and contents trimmed, then the model's turn opened; thinking adds <|think|>\n atop a system turn,
-// which it opens even without a system message.
+// which it opens even without a system message; consecutive assistant messages share one model turn.
 TEST(Gemma4Chat, HandWrittenPrompts) {
   std::string prompt, err;
   ASSERT_TRUE(compiled({}).apply({{"system", " Be brief. "}, {"user", "Hi"}, {"assistant", "Hello"}, {"user", "2+2?"}},
@@ -84,6 +86,8 @@ TEST(Gemma4Chat, HandWrittenPrompts) {
             "<|turn>user\n2+2?<turn|>\n<|turn>model\n");
   ASSERT_TRUE(compiled(true).apply({{"user", "Hi"}}, true, false, &prompt, &err));
   EXPECT_EQ(prompt, "<bos><|turn>system\n<|think|>\n<turn|>\n<|turn>user\nHi<turn|>\n<|turn>model\n");
+  ASSERT_TRUE(compiled({}).apply({{"user", "q"}, {"assistant", "a1"}, {"assistant", "a2"}}, false, false, &prompt, &err));
+  EXPECT_EQ(prompt, "<bos><|turn>user\nq<turn|>\n<|turn>model\na1a2<turn|>\n");
   // A tokenizer that adds BOS itself gets the prompt without the leading "<bos>".
   ASSERT_TRUE(compiled({}).apply({{"user", "Hi"}}, true, true, &prompt, &err));
   EXPECT_EQ(prompt, "<|turn>user\nHi<turn|>\n<|turn>model\n");
