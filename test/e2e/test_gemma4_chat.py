@@ -24,7 +24,7 @@ def main():
     common.run([common.python(), common.reference_script(args, "make_random_gemma4.py"), "--variant", "plain",
                 "-o", model], args)
     fixture = os.path.join(args.source_dir, "test", "fixtures", "chat_templates", "gemma4")
-    for name in ("tokenizer.json", "tokenizer_config.json", "chat_template.jinja"):
+    for name in ("tokenizer.json", "tokenizer_config.json", "generation_config.json", "chat_template.jinja"):
         shutil.copy(os.path.join(fixture, name), model)
     vocab = {t["content"]: t["id"] for t in json.load(open(os.path.join(model, "tokenizer.json")))["added_tokens"]}
 

@@ -1,7 +1,8 @@
 """`saguaro tokenize` keeps the compiled tokenizer in the cache directory (docs/user-guide.md, "Tokenizer cache"):
 - the first call writes one entry (a 16-hex-digit directory holding tokenizer.sgw), a second call reads it: a
   valid blob of another tokenizer put in its place is what the second call answers with;
-- a change to tokenizer.json, or to the tokenizer_config.json beside it, gives a new entry;
+- a change to tokenizer.json, or to the tokenizer_config.json or generation_config.json beside it, gives a new
+  entry;
 - a damaged entry (flipped bytes, truncated, empty, a directory in the blob's place) is compiled again with one
   line on stderr naming it, and the answer is right; a cache directory that cannot be written still answers,
   with one warning line.
@@ -70,12 +71,12 @@ def main():
     if changed == want or len(set(entries(cache)) - before) != 1:
         raise SystemExit(f"FAIL: a changed tokenizer.json gave {changed} and entries {entries(cache)}")
     open(path, "w", encoding="utf-8").write(text)
-    before = set(entries(cache))
-    config = os.path.join(tok, "tokenizer_config.json")
-    open(config, "a").write("\n")
-    if tokenize()[0] != want or len(set(entries(cache)) - before) != 1:
-        raise SystemExit("FAIL: a changed tokenizer_config.json did not give a new entry")
-    print("a changed tokenizer.json or tokenizer_config.json: a new entry")
+    for name in ("tokenizer_config.json", "generation_config.json"):
+        before = set(entries(cache))
+        open(os.path.join(tok, name), "a").write("\n")
+        if tokenize()[0] != want or len(set(entries(cache)) - before) != 1:
+            raise SystemExit(f"FAIL: a changed {name} did not give a new entry")
+    print("a changed tokenizer.json, tokenizer_config.json or generation_config.json: a new entry")
 
     # Damaged entries: compiled again, one line naming the blob, the right answer, a sound entry afterwards.
     key = [e for e in entries(cache) if e not in before][0]
