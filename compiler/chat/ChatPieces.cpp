@@ -4,6 +4,7 @@
 //   [user, assistant]           -> ..., A, assistant_suffix
 //   [system, user, asst, user]  -> preamble + system_prefix, S, system_suffix + user_prefix_after_system, U,
 //                                  user_suffix + assistant_prefix, A, assistant_suffix + user_prefix, U, user_suffix
+//   [user, asst, asst, user]    -> ..., A, assistant_after_assistant, A, assistant_suffix + user_prefix, U, ...
 // Whitespace stripping of contents is detected with padded contents, role alternation with a template that raises
 // on [user, user]. Finally the pieces must reproduce the template's rendering of other conversations exactly.
 #include "ChatPieces.h"
@@ -94,6 +95,11 @@ class Decomposer {
     p[ChatTemplate::kSystemSuffix] = ends_with_up ? g[1].substr(0, g[1].size() - up.size()) : g[1];
     p[ChatTemplate::kUserPrefixAfterSystem] = ends_with_up ? up : "";
 
+    // Consecutive assistant messages: what stands between them (Gemma 4 continues one model turn); templates that
+    // require alternating roles refuse them, and so does the runtime.
+    p[ChatTemplate::kAssistantAfterAssistant] = p[ChatTemplate::kAssistantSuffix] + p[ChatTemplate::kAssistantPrefix];
+    if (!raises(conversation("uaau", false)))  // a user message last, as for assistant_prefix (Qwen3 differs)
+      p[ChatTemplate::kAssistantAfterAssistant] = split(conversation("uaau", false))[2];
     ct.flags = trim_flags(ct) | (raises(conversation("uu", false)) ? ChatTemplate::kAlternate : 0u);
     verify(ct);
     return ct;
@@ -163,7 +169,7 @@ class Decomposer {
 
   void verify(const ChatTemplate& ct) const {
     std::vector<std::string> shapes = {"suau", "suauau", "uau", "u", "su", "uauau"};
-    if (!(ct.flags & ChatTemplate::kAlternate)) shapes.insert(shapes.end(), {"uuaau", "sau", "suu"});
+    if (!(ct.flags & ChatTemplate::kAlternate)) shapes.insert(shapes.end(), {"uuaau", "sau", "suu", "suaau", "uaaau"});
     for (const std::string& roles : shapes)
       for (bool gen : {true, false}) {
         const Conversation c = conversation(roles, true);

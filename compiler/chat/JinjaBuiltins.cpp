@@ -12,7 +12,7 @@ namespace {
 const char* const kFilters[] = {"trim",  "length",  "count", "tojson", "upper", "lower",      "capitalize",
                                 "title", "default", "d",     "first",  "last",  "replace",    "string",
                                 "indent", "safe",   "join",  "list",   "reverse", "abs",      "int",
-                                "float", "items",   "map",   "selectattr", "rejectattr"};
+                                "float", "items",   "dictsort", "map", "selectattr", "rejectattr"};
 const char* const kTests[] = {"defined", "undefined", "none",  "string", "number", "integer", "float",
                               "boolean", "true",      "false", "mapping", "iterable", "sequence", "callable",
                               "even",    "odd",       "divisibleby", "eq", "equalto", "ne", "lt", "le", "gt",
@@ -233,11 +233,19 @@ Value apply_filter(const std::string& name, const Value& v, const List& args, co
     return Value::string(out);
   }
   if (name == "map" || name == "selectattr" || name == "rejectattr") return list_filter(name, v, args, kwargs);
-  if (name == "items") {
+  if (name == "items" || name == "dictsort") {
     if (v.is_undefined()) return Value::list_of({});
-    if (!v.is_mapping()) fail(std::string("items: ") + v.type_name() + " is not a mapping");
+    if (!v.is_mapping()) fail(name + ": " + v.type_name() + " is not a mapping");
+    auto pairs = v.dict->items;
+    // dictsort with its defaults: by key, ignoring case (Gemma 4's template sorts tool arguments with it).
+    if (name == "dictsort") {
+      expect_args(name, args, kwargs, 0, {});
+      std::stable_sort(pairs.begin(), pairs.end(), [](const auto& a, const auto& b) {
+        return ascii_map(a.first, ::tolower) < ascii_map(b.first, ::tolower);
+      });
+    }
     List out;
-    for (const auto& kv : v.dict->items) out.push_back(Value::list_of({Value::string(kv.first), kv.second}));
+    for (const auto& kv : pairs) out.push_back(Value::list_of({Value::string(kv.first), kv.second}));
     return Value::list_of(out);
   }
   if (name == "abs") {

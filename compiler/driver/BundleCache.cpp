@@ -3,6 +3,7 @@
 
 #include "compiler/driver/ProgramRun.h"
 #include "compiler/import/ModelDesc.h"
+#include "saguaro/xxh64.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -12,6 +13,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <vector>
 
@@ -89,16 +91,24 @@ llvm::Expected<uint64_t> saguaro::cacheLimitBytes() {
   return mib << 20;
 }
 
+llvm::Expected<uint64_t> saguaro::hashFile(llvm::StringRef path) {
+  auto file = llvm::MemoryBuffer::getFile(path, false, false);
+  if (!file)
+    return fileError(path, "cannot read: " + file.getError().message());
+  llvm::StringRef b = (*file)->getBuffer();
+  return xxh64(b.data(), b.size(), 0);
+}
+
+std::string saguaro::hex64(uint64_t v) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
 namespace {
 
 /// The file whose modification time says when a cache entry was last used.
 std::string stampPath(const std::string &entry) { return entry + "/.last_used"; }
-
-/// Marks a cache entry used now.
-void stamp(const std::string &entry) {
-  std::error_code ec;
-  llvm::raw_fd_ostream(stampPath(entry), ec) << "";
-}
 
 /// Bytes of the regular files under `dir`.
 uint64_t treeBytes(const std::string &dir) {
@@ -112,10 +122,17 @@ uint64_t treeBytes(const std::string &dir) {
   return bytes;
 }
 
-/// Removes the least recently used cache entries other than `keep` while they take more than `limit` bytes, and
-/// says on stderr what it removed. An entry is a directory named by a key (16 hex digits); its last use is its
-/// stamp's time (its directory's when unstamped).
-void evictOverLimit(const std::string &root, const std::string &keep, uint64_t limit) {
+} // namespace
+
+void saguaro::stampCacheEntry(const std::string &entry) {
+  std::error_code ec;
+  llvm::raw_fd_ostream(stampPath(entry), ec) << "";
+}
+
+/// An entry is a directory named by a key (16 hex digits); its last use is its stamp's time (its directory's when
+/// unstamped).
+void saguaro::evictCacheOverLimit(const std::string &keep, uint64_t limit) {
+  const std::string root = cacheRoot();
   if (limit == 0)
     return;
   struct Entry {
@@ -156,11 +173,9 @@ void evictOverLimit(const std::string &root, const std::string &keep, uint64_t l
   }
   llvm::errs() << "saguaro: the bundle cache " << root << " held " << (before >> 20) << " MiB, over its limit of "
                << (limit >> 20) << " MiB (SAGUARO_CACHE_MAX_MB): removed " << removed
-               << " least recently used bundle" << (removed == 1 ? "" : "s") << ", " << (total >> 20)
+               << " least recently used entr" << (removed == 1 ? "y" : "ies") << ", " << (total >> 20)
                << " MiB left\n";
 }
-
-} // namespace
 
 llvm::Expected<std::string> saguaro::cachedBundle(const CompileOptions &o) {
   auto limit = cacheLimitBytes();
@@ -176,8 +191,8 @@ llvm::Expected<std::string> saguaro::cachedBundle(const CompileOptions &o) {
     llvm::errs() << "saguaro: compiling " << o.model << " for " << o.target << " -> " << dir << "\n";
     if (auto e = compileBundle(o, dir))
       return std::move(e);
-    evictOverLimit(cacheRoot(), dir, *limit);
+    evictCacheOverLimit(dir, *limit);
   }
-  stamp(dir);
+  stampCacheEntry(dir);
   return dir;
 }

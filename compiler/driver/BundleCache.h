@@ -22,6 +22,15 @@ llvm::Expected<llvm::json::Object> readBundleManifest(const std::string &bundle)
 /// The cache's size limit in bytes: $SAGUARO_CACHE_MAX_MB (MiB; 0 = no limit), else 20 GiB; an error names the
 /// variable when it is not a whole number.
 llvm::Expected<uint64_t> cacheLimitBytes();
+/// The XXH64 of a file's contents; the error names the file.
+llvm::Expected<uint64_t> hashFile(llvm::StringRef path);
+/// 16 lower-case hex digits: the spelling of cache keys.
+std::string hex64(uint64_t value);
+/// Marks the cache entry directory `entry` used now (its LRU stamp).
+void stampCacheEntry(const std::string &entry);
+/// After adding `added` to the cache: removes the least recently used other entries while the cache exceeds
+/// `limit` bytes (0: no limit), saying on stderr what it removed.
+void evictCacheOverLimit(const std::string &added, uint64_t limit);
 /// The cached bundle of these options (content-addressed), compiling it when missing. Each use stamps the entry;
 /// after compiling a new one, the least recently used other entries are removed while the cache exceeds
 /// cacheLimitBytes().

@@ -6,6 +6,7 @@
 #include "compiler/import/ModelDesc.h"
 #include "ChatCompiler.h"
 #include "compiler/tokenizer/TokenizerSource.h"
+#include "compiler/driver/BundleCache.h"
 #include "compiler/driver/Calibrate.h"
 #include "compiler/driver/Eval.h"
 #include "compiler/driver/QuantizeWeights.h"
@@ -29,20 +30,6 @@
 using namespace saguaro;
 
 namespace {
-std::string hex64(uint64_t v) {
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
-llvm::Expected<uint64_t> hashFile(llvm::StringRef path) {
-  auto file = llvm::MemoryBuffer::getFile(path, false, false);
-  if (!file)
-    return fileError(path, "cannot read: " + file.getError().message());
-  llvm::StringRef b = (*file)->getBuffer();
-  return xxh64(b.data(), b.size(), 0);
-}
-
 bool isDirectory(const std::string &p) { return llvm::sys::fs::is_directory(p); }
 
 llvm::Error importModel(const CompileOptions &o, ImportedModel &model) {

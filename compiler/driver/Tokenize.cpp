@@ -1,15 +1,19 @@
 //===- Tokenize.cpp - `saguaro tokenize` -----------------------------------------------===//
 //
 // Runs exactly the tokenizer a bundle ships: a source that is not a bundle is compiled into a
-// one-tensor blob first, and the runtime's own encoder and decoder read it back.
+// one-tensor blob first, and the runtime's own encoder and decoder read it back. Compiling a
+// 262k-token tokenizer.json takes seconds, so the blob is kept in the cache directory under a key
+// of the compiler and the files it was compiled from; later calls map it and answer at once.
 //
 //===------------------------------------------------------------------------------------===//
 #include "compiler/driver/Tokenize.h"
 
 #include "blob_writer.h"
+#include "compiler/driver/BundleCache.h"
 #include "compiler/tokenizer/TokenizerSource.h"
 #include "saguaro/blob.h"
 #include "saguaro/tokenizer.h"
+#include "saguaro/xxh64.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -17,6 +21,7 @@
 
 #include <cstdlib>
 #include <sstream>
+#include <unistd.h>
 
 using namespace saguaro;
 
@@ -26,6 +31,60 @@ int fail(const std::string &message) {
   return 1;
 }
 
+/// The key of a tokenizer file's compiled blob: the compiler's own executable (a rebuilt compiler never reads an
+/// entry an older one wrote), the file's contents and, for a tokenizer.json, the tokenizer_config.json (BOS, EOS)
+/// and generation_config.json (stop ids) beside it.
+llvm::Expected<std::string> tokenizerKey(const std::string &file) {
+  std::vector<std::string> inputs = {llvm::sys::fs::getMainExecutable(nullptr, nullptr), file};
+  for (const char *beside : {"tokenizer_config.json", "generation_config.json"}) {
+    llvm::SmallString<256> config(llvm::sys::path::parent_path(file));
+    llvm::sys::path::append(config, beside);
+    if (llvm::StringRef(file).ends_with(".json") && llvm::sys::fs::exists(config))
+      inputs.push_back(config.str().str());
+  }
+  std::string key = "saguaro tokenizer|";
+  for (const std::string &f : inputs) {
+    auto h = hashFile(f);
+    if (!h)
+      return h.takeError();
+    key += llvm::sys::path::filename(f).str() + "=" + hex64(*h) + "|";
+  }
+  return hex64(xxh64(key.data(), key.size(), 0));
+}
+
+/// Writes the one-tensor blob of `tok` to `path` through a temporary file renamed into place, so that an
+/// interrupted or concurrent run never leaves a half-written blob under that name.
+bool writeTokenizerBlob(const TokenizerTensor &tok, const std::string &path, std::string *err) {
+  std::vector<BlobTensor> tensors = {BlobTensor{tok.name, "tokenizer", "row-major", DType::U8,
+                                                {static_cast<int64_t>(tok.bytes.size())}, tok.bytes.data(),
+                                                tok.bytes.size()}};
+  const std::string tmp = path + ".tmp" + std::to_string(::getpid());
+  if (!write_blob(tmp, tensors, tok.meta, err)) {
+    llvm::sys::fs::remove(tmp);
+    return false;
+  }
+  if (std::error_code ec = llvm::sys::fs::rename(tmp, path)) {
+    llvm::sys::fs::remove(tmp);
+    *err = path + ": cannot write: " + ec.message();
+    return false;
+  }
+  return true;
+}
+
+/// A blob of `tok` that is unlinked once mapped: the fallback when the cache cannot be written.
+std::unique_ptr<Blob> temporaryTokenizerBlob(const TokenizerTensor &tok, std::string *err) {
+  llvm::SmallString<256> tmp;
+  if (std::error_code ec = llvm::sys::fs::createTemporaryFile("saguaro-tokenizer", "sgw", tmp)) {
+    *err = "cannot create a temporary file: " + ec.message();
+    return nullptr;
+  }
+  std::string path = tmp.str().str();
+  std::unique_ptr<Blob> blob;
+  if (writeTokenizerBlob(tok, path, err))
+    blob = Blob::open(path, err);
+  llvm::sys::fs::remove(path); // the mapping stays valid after unlinking
+  return blob;
+}
 } // namespace
 
 std::unique_ptr<Blob> saguaro::openTokenizerBlob(const std::string &source, std::string *err) {
@@ -34,22 +93,39 @@ std::unique_ptr<Blob> saguaro::openTokenizerBlob(const std::string &source, std:
   if (llvm::sys::fs::exists(bundleBlob))
     return Blob::open(bundleBlob.str().str(), err);
   TokenizerTensor tok;
-  if (!import_tokenizer(source, &tok, err))
-    return nullptr;
-  llvm::SmallString<256> tmp;
-  if (std::error_code ec = llvm::sys::fs::createTemporaryFile("saguaro-tokenizer", "sgw", tmp)) {
-    *err = "cannot create a temporary file: " + ec.message();
+  const std::string file = llvm::sys::fs::is_directory(source) ? find_tokenizer_in(source) : source;
+  if (!llvm::sys::fs::exists(file)) {
+    import_tokenizer(source, &tok, err); // says what is missing
     return nullptr;
   }
-  std::string path = tmp.str().str();
-  std::vector<BlobTensor> tensors = {BlobTensor{tok.name, "tokenizer", "row-major", DType::U8,
-                                                {static_cast<int64_t>(tok.bytes.size())}, tok.bytes.data(),
-                                                tok.bytes.size()}};
-  std::unique_ptr<Blob> blob;
-  if (write_blob(path, tensors, tok.meta, err))
-    blob = Blob::open(path, err);
-  llvm::sys::fs::remove(path); // the mapping stays valid after unlinking
-  return blob;
+  auto limit = cacheLimitBytes();
+  auto key = limit ? tokenizerKey(file) : llvm::Expected<std::string>(limit.takeError());
+  if (!key) {
+    *err = llvm::toString(key.takeError());
+    return nullptr;
+  }
+  const std::string entry = cacheRoot() + "/" + *key, cached = entry + "/tokenizer.sgw";
+  if (llvm::sys::fs::exists(cached)) {
+    std::string damage;
+    if (std::unique_ptr<Blob> blob = Blob::open(cached, &damage)) {
+      stampCacheEntry(entry);
+      return blob;
+    }
+    llvm::errs() << "saguaro: " << damage << "; compiling " << file << " again\n";
+    llvm::sys::fs::remove_directories(entry);
+  }
+  if (!import_tokenizer(source, &tok, err))
+    return nullptr; // names what in the file cannot be compiled
+  std::string why;
+  if (std::error_code ec = llvm::sys::fs::create_directories(entry)) {
+    why = entry + ": " + ec.message();
+  } else if (writeTokenizerBlob(tok, cached, &why)) {
+    stampCacheEntry(entry);
+    evictCacheOverLimit(entry, *limit);
+    return Blob::open(cached, err);
+  }
+  llvm::errs() << "saguaro: warning: not caching the compiled tokenizer: " << why << "\n";
+  return temporaryTokenizerBlob(tok, err);
 }
 
 int saguaro::runTokenize(const TokenizeOptions &o) {

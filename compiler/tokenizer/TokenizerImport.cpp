@@ -187,6 +187,20 @@ bool import_hf(const std::string& json_path, std::vector<uint8_t>* bytes,
       if (cfg[key].get<bool>()) ids->insert(front ? ids->begin() : ids->end(), static_cast<int32_t>(id));
     }
   }
+  // generation_config.json's eos_token_id (one id or a list): the ids generation ends at (Gemma: <eos> and <turn|>).
+  std::string stop_ids;
+  const std::string gen_path = dir_of(json_path) + "/generation_config.json";
+  std::vector<uint8_t> gen_raw;
+  if (read_file(gen_path, &gen_raw, &ignored)) {
+    const json gen = json::parse(gen_raw.begin(), gen_raw.end(), nullptr, false);
+    if (!gen.is_object()) return *err = gen_path + ": malformed JSON", false;
+    const json ids = gen.contains("eos_token_id") ? gen["eos_token_id"] : json();
+    for (const json& id : ids.is_array() ? ids : ids.is_null() ? json::array() : json::array({ids})) {
+      if (!id.is_number_integer() || id.get<int64_t>() < 0 || id.get<int64_t>() >= n_tokens)
+        return *err = gen_path + ": eos_token_id " + id.dump() + " is not a token id", false;
+      stop_ids += (stop_ids.empty() ? "" : ",") + std::to_string(id.get<int64_t>());
+    }
+  }
   for (int32_t id : post_prefix)
     if (id >= n_tokens) return *err = where + "post_processor id out of range", false;
   for (int32_t id : post_suffix)
@@ -239,6 +253,7 @@ bool import_hf(const std::string& json_path, std::vector<uint8_t>* bytes,
            {"tokenizer.eos_id", std::to_string(eos)},
            {"tokenizer.add_bos", add_special ? "1" : "0"},
            {"tokenizer.vocab_size", std::to_string(n_tokens)}};
+  if (!stop_ids.empty()) meta->push_back({"tokenizer.stop_ids", stop_ids});
   return true;
 }
 

@@ -14,7 +14,8 @@ bool import_llama2c_tokenizer(const std::string& path, std::vector<uint8_t>* byt
 
 /// Compiles a Hugging Face BPE tokenizer.json (a directory holding it, or its path) into the tokenizer.bpe table
 /// (vocab, merges, added tokens, normalizer / pre-tokenizer / decoder steps, post-processor ids, Unicode tables);
-/// reads tokenizer_config.json beside it for bos/eos/add_bos_token/add_eos_token. Rejects unsupported components
+/// reads tokenizer_config.json beside it for bos/eos/add_bos_token/add_eos_token, and generation_config.json's
+/// eos_token_id for the ids generation stops at (metadata tokenizer.stop_ids). Rejects unsupported components
 /// by name ("PATH: unsupported pre_tokenizer 'Whitespace'").
 bool import_hf_tokenizer(const std::string& dir_or_tokenizer_json, std::vector<uint8_t>* bytes,
                          std::vector<std::pair<std::string, std::string>>* meta, std::string* err);

@@ -3,20 +3,21 @@
 //
 // Format, little endian:
 //   char[4]  magic   "SGCT"
-//   uint32   version 1
+//   uint32   version 2
 //   uint32   flags   bit 0/1/2: strip whitespace around system/user/assistant contents (Python str.strip());
 //                    bit 3: after an optional first system message, roles alternate user, assistant, user, ...;
 //                    other bits must be 0
-//   uint32   count   11
+//   uint32   count   12
 //   count x { uint32 length; length bytes of UTF-8 }, in ChatTemplate::Piece order:
 //            bos, preamble, no_system, system_prefix, system_suffix, user_prefix, user_prefix_after_system,
-//            user_suffix, assistant_prefix, assistant_suffix, generation_prompt
+//            user_suffix, assistant_prefix, assistant_suffix, generation_prompt, assistant_after_assistant
 //   nothing after the last piece.
 //
 // A prompt is: preamble (without a leading `bos` when the tokenizer adds BOS itself), then either
 // system_prefix + content + system_suffix for a first system message or no_system, then per message
 // role prefix (user_prefix_after_system for a user message right after the system message) + content + suffix,
-// then generation_prompt when asked.
+// then generation_prompt when asked. An assistant message right after another one replaces that one's suffix and its
+// own prefix with assistant_after_assistant.
 #include "saguaro/chat_template.h"
 
 #include <cstring>
@@ -25,7 +26,7 @@ namespace saguaro {
 namespace {
 
 constexpr char kMagic[4] = {'S', 'G', 'C', 'T'};
-constexpr uint32_t kVersion = 1;
+constexpr uint32_t kVersion = 2;
 
 uint32_t read_u32(const unsigned char* p) {
   return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
@@ -152,7 +153,10 @@ bool ChatTemplate::apply(const std::vector<ChatMessage>& messages, bool add_gene
     if ((flags & kAlternate) && user != ((k - first) % 2 == 0))
       return *err = "chat template: roles must alternate user/assistant/user/... after the system message", false;
     const bool trim = flags & (user ? kTrimUser : kTrimAssistant);
-    const std::string& prefix = !user ? pieces[kAssistantPrefix]
+    const bool continues = !user && k > first && messages[k - 1].role == "assistant";
+    if (continues) out.resize(out.size() - pieces[kAssistantSuffix].size());
+    const std::string& prefix = continues ? pieces[kAssistantAfterAssistant]
+                                : !user   ? pieces[kAssistantPrefix]
                                 : (first == 1 && k == 1) ? pieces[kUserPrefixAfterSystem] : pieces[kUserPrefix];
     out += prefix + (trim ? strip(m.content) : m.content) + pieces[user ? kUserSuffix : kAssistantSuffix];
   }

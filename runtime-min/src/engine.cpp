@@ -123,7 +123,6 @@ bool Engine::generate(std::string_view prompt, const GenerateConfig& cfg, const 
                   std::to_string(m.spec.max_seq),
            false;
   const int32_t limit = (cfg.steps <= 0 || cfg.steps > m.spec.max_seq) ? m.spec.max_seq : cfg.steps;
-  auto is_stop = [&tok](int32_t t) { return tok.stop_at_bos ? t == tok.bos_id : t == tok.eos_id; };
   m.model->clear_kv();
   // The probe reads the hidden rows of the generated tokens, unless the caller taps the program itself.
   HiddenCapture* probe = m.user_tap ? nullptr : m.probe_rows.get();
@@ -160,7 +159,7 @@ bool Engine::generate(std::string_view prompt, const GenerateConfig& cfg, const 
       const int32_t next = m.sampler->sample(m.logits.data(), m.tokens.data(), static_cast<int32_t>(m.tokens.size()));
       ++pos;
       if (st.generated_tokens == 0) t_first = now_ms();
-      if (is_stop(next)) break;
+      if (tok.is_stop(next)) break;
       emit(tok.piece(token, next), next);
       ++st.generated_tokens;
       m.tokens.push_back(next);

@@ -1,6 +1,7 @@
 // Picks the tokenizer implementation from the blob metadata `tokenizer.kind`.
 #include "saguaro/tokenizer.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "saguaro/blob.h"
@@ -34,6 +35,18 @@ std::unique_ptr<Tokenizer> make_tokenizer(const Blob& blob, std::string* err) {
     }
   }
   if (!t) return *err = blob.name() + ": " + problem, nullptr;
+  // "1,106": comma-separated ids, each in the vocabulary.
+  const std::string stops = blob.meta("tokenizer.stop_ids");
+  for (size_t at = 0; !stops.empty() && at <= stops.size();) {
+    const size_t comma = std::min(stops.find(',', at), stops.size());
+    const std::string id = stops.substr(at, comma - at);
+    char* end = nullptr;
+    const long v = std::strtol(id.c_str(), &end, 10);
+    if (id.empty() || *end != '\0' || v < 0 || v >= t->vocab_size())
+      return *err = blob.name() + ": tokenizer.stop_ids '" + stops + "' is not a list of token ids", nullptr;
+    t->stop_ids.push_back(static_cast<int32_t>(v));
+    at = comma + 1;
+  }
   return t;
 }
 

@@ -56,7 +56,7 @@ def main():
         raise SystemExit(f"FAIL: limit {limit} MiB: expected B ({b}) removed, A ({a}) and the new entry kept; "
                          f"left {left}: {err}")
     lines = [l for l in err.splitlines() if "bundle cache" in l]
-    if len(lines) != 1 or "removed 1 least recently used bundle" not in lines[0] or "SAGUARO_CACHE_MAX_MB" not in lines[0]:
+    if len(lines) != 1 or "removed 1 least recently used entry" not in lines[0] or "SAGUARO_CACHE_MAX_MB" not in lines[0]:
         raise SystemExit(f"FAIL: expected one line saying one bundle was removed: {err}")
     if not os.path.exists(os.path.join(cache, "not-a-bundle", "keep.txt")):
         raise SystemExit("FAIL: eviction removed a directory the cache did not make")

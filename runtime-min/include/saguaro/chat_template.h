@@ -27,6 +27,8 @@ struct ChatTemplate {
     kAssistantPrefix,
     kAssistantSuffix,
     kGenerationPrompt,
+    kAssistantAfterAssistant,  // between two consecutive assistant contents, for assistant_suffix + assistant_prefix
+                               // (Gemma 4 continues one model turn)
     kNumPieces
   };
   enum Flag : uint32_t {

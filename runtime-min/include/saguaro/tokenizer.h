@@ -28,6 +28,15 @@ class Tokenizer {
   int32_t eos_id = -1;   // -1: none
   bool add_bos = false;  // prepend BOS when encoding a prompt
   bool stop_at_bos = false;  // llama2.c semantics: generation ends when BOS is sampled (instead of EOS)
+  std::vector<int32_t> stop_ids;  // generation also ends at these (generation_config.json's eos_token_id)
+
+  /// True when sampling `token` ends generation.
+  bool is_stop(int32_t token) const {
+    if (stop_at_bos ? token == bos_id : token == eos_id) return true;
+    for (int32_t id : stop_ids)
+      if (id == token) return true;
+    return false;
+  }
 };
 
 /// Builds the tokenizer named by the blob's `tokenizer.kind` metadata; null + "BLOB: problem" on failure.

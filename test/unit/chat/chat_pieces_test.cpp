@@ -178,7 +178,7 @@ TEST(ChatTensor, RoundTripAndCorruption) {
   b[0] = 'X';
   broken(b, "magic");
   b = bytes;
-  b[4] = 2;
+  b[4] = 1;
   broken(b, "version");
   b = bytes;
   b[8] = 0x10;

@@ -147,6 +147,9 @@ TEST(Jinja, Filters) {
   EXPECT_EQ(render("{{ [{'r':'u'},{'r':'s'}]|selectattr('r', 'equalto', 's')|list|length }}"), "1");
   EXPECT_EQ(render("{{ 'hello world'|title }} {{ 'hELLO'|capitalize }} {{ [3,1]|reverse|list }}"),
             "Hello World Hello [1, 3]");
+  // dictsort: by key ignoring case, as Jinja's default (Gemma 4's template writes tool arguments with it).
+  EXPECT_EQ(render("{% for k, v in {'b': 1, 'C': 2, 'a': 3}|dictsort %}{{ k }}{{ v }}{% endfor %}"), "a3b1C2");
+  EXPECT_EQ(render("{{ ['a']|map('upper')|list }}"), "['A']");
 }
 
 TEST(Jinja, Methods) {

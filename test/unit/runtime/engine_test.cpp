@@ -49,6 +49,27 @@ TEST_F(EngineTest, GreedyGenerationStopsAtBos) {
   EXPECT_EQ(st.positions, 5);
 }
 
+// tokenizer.stop_ids (generation_config.json's eos_token_id) end generation besides the tokenizer's own stop token;
+// a malformed list is refused at open, naming the metadata.
+TEST(EngineStopIds, GenerationEndsAtAStopId) {
+  const std::string dir = test::make_temp_dir();
+  ASSERT_FALSE(test::write_fake_bundle(dir, {{"tokenizer.stop_ids", "5,263"}}).empty());
+  std::string err, out;
+  auto engine = Engine::open(dir, &err);
+  ASSERT_TRUE(engine) << err;
+  GenerateStats st;
+  ASSERT_TRUE(engine->generate("", greedy(), [&](std::string_view t, int32_t) { return out.append(t), true; }, &st,
+                               &err));
+  EXPECT_EQ(out, "ab");  // " a" b, then 263 ("ab") stops
+  EXPECT_EQ(st.generated_tokens, 2);
+  for (const char* bad : {"5,", "x", "5,99999", "-1"}) {
+    const std::string d = test::make_temp_dir();
+    ASSERT_FALSE(test::write_fake_bundle(d, {{"tokenizer.stop_ids", bad}}).empty());
+    EXPECT_FALSE(Engine::open(d, &err)) << bad;
+    EXPECT_NE(err.find("tokenizer.stop_ids"), std::string::npos) << err;
+  }
+}
+
 TEST_F(EngineTest, PromptIsEchoedAndContinued) {
   EXPECT_EQ(run("a", greedy()), "ababa");  // [BOS, " a"] → b ab a, then BOS
   GenerateConfig c = greedy();

@@ -72,7 +72,7 @@ std::string make_temp_dir() {
   return tmpl;
 }
 
-std::string write_fake_bundle(const std::string& dir) {
+std::string write_fake_bundle(const std::string& dir, const std::vector<std::pair<std::string, std::string>>& meta) {
   static const std::vector<float> table = fake_bigram_table();
   static const std::vector<uint8_t> tok = tiny_llama2c_tokenizer();
   std::vector<BlobTensor> ts(2);
@@ -80,7 +80,9 @@ std::string write_fake_bundle(const std::string& dir) {
   ts[1] = {"tokenizer.llama2c", "tokenizer", "row-major", DType::U8, {int64_t(tok.size())}, tok.data(), tok.size()};
   const std::string path = dir + "/weights.sgw";
   std::string err;
-  if (!write_blob(path, ts, {{"model.name", "fake-bigram"}, {"tokenizer.kind", "llama2c"}}, &err)) return "";
+  std::vector<std::pair<std::string, std::string>> all = {{"model.name", "fake-bigram"}, {"tokenizer.kind", "llama2c"}};
+  all.insert(all.end(), meta.begin(), meta.end());
+  if (!write_blob(path, ts, all, &err)) return "";
   return path;
 }
 

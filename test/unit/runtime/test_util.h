@@ -17,7 +17,7 @@ std::vector<uint8_t> llama2c_tokenizer_bytes(const std::vector<std::pair<std::st
 /// program exits normally (a test that crashes leaves its directory for inspection).
 std::string make_temp_dir();
 /// Writes DIR/weights.sgw for the fake model (bigram weight + tiny llama2c tokenizer); returns the blob path.
-std::string write_fake_bundle(const std::string& dir);
+std::string write_fake_bundle(const std::string& dir, const std::vector<std::pair<std::string, std::string>>& meta = {});
 /// Whole file contents ("" if unreadable).
 std::string read_file(const std::string& path);
 /// Replaces the file's contents.

@@ -47,10 +47,11 @@ struct Imported {
   bool ok;
 };
 
-Imported import_json(const json& tj, const json* cfg = nullptr) {
+Imported import_json(const json& tj, const json* cfg = nullptr, const std::string* generation_config = nullptr) {
   const std::string dir = test::make_temp_dir();
   test::write_file(dir + "/tokenizer.json", tj.dump());
   if (cfg) test::write_file(dir + "/tokenizer_config.json", cfg->dump());
+  if (generation_config) test::write_file(dir + "/generation_config.json", *generation_config);
   Imported r;
   r.ok = import_hf_tokenizer(dir, &r.bytes, &r.meta, &r.err);
   return r;
@@ -60,6 +61,19 @@ std::string meta_value(const Imported& r, const std::string& key) {
   for (const auto& kv : r.meta)
     if (kv.first == key) return kv.second;
   return "";
+}
+
+// generation_config.json's eos_token_id, one id or a list, gives the stop ids; anything else there is an error.
+TEST(BpeTokenizer, StopIdsComeFromGenerationConfig) {
+  const std::string list = R"({"eos_token_id": [14, 13]})", one = R"({"bos_token_id": 2, "eos_token_id": 14})";
+  EXPECT_EQ(meta_value(import_json(tiny_tokenizer_json(), nullptr, &list), "tokenizer.stop_ids"), "14,13");
+  EXPECT_EQ(meta_value(import_json(tiny_tokenizer_json(), nullptr, &one), "tokenizer.stop_ids"), "14");
+  EXPECT_EQ(meta_value(import_json(tiny_tokenizer_json()), "tokenizer.stop_ids"), "");
+  for (const std::string bad : {R"({"eos_token_id": [14, 999]})", R"({"eos_token_id": "</s>"})", "[1", "[]"}) {
+    const Imported r = import_json(tiny_tokenizer_json(), nullptr, &bad);
+    EXPECT_FALSE(r.ok) << bad;
+    EXPECT_NE(r.err.find("generation_config.json: "), std::string::npos) << r.err;
+  }
 }
 
 TEST(BpeTokenizer, EncodesWithMergesAddedTokensAndByteFallback) {
