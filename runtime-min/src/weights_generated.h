@@ -279,13 +279,17 @@ struct Manifest FLATBUFFERS_FINAL_CLASS : private flatbuffers::Table {
   typedef ManifestBuilder Builder;
   enum FlatBuffersVTableOffset FLATBUFFERS_VTABLE_UNDERLYING_TYPE {
     VT_TENSORS = 4,
-    VT_METADATA = 6
+    VT_METADATA = 6,
+    VT_MAPPED_OFFSET = 8
   };
   const flatbuffers::Vector<flatbuffers::Offset<saguaro::fb::Tensor>> *tensors() const {
     return GetPointer<const flatbuffers::Vector<flatbuffers::Offset<saguaro::fb::Tensor>> *>(VT_TENSORS);
   }
   const flatbuffers::Vector<flatbuffers::Offset<saguaro::fb::KeyValue>> *metadata() const {
     return GetPointer<const flatbuffers::Vector<flatbuffers::Offset<saguaro::fb::KeyValue>> *>(VT_METADATA);
+  }
+  flatbuffers::Optional<uint64_t> mapped_offset() const {
+    return GetOptional<uint64_t, uint64_t>(VT_MAPPED_OFFSET);
   }
   bool Verify(flatbuffers::Verifier &verifier) const {
     return VerifyTableStart(verifier) &&
@@ -295,6 +299,7 @@ struct Manifest FLATBUFFERS_FINAL_CLASS : private flatbuffers::Table {
            VerifyOffset(verifier, VT_METADATA) &&
            verifier.VerifyVector(metadata()) &&
            verifier.VerifyVectorOfTables(metadata()) &&
+           VerifyField<uint64_t>(verifier, VT_MAPPED_OFFSET, 8) &&
            verifier.EndTable();
   }
 };
@@ -308,6 +313,9 @@ struct ManifestBuilder {
   }
   void add_metadata(flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<saguaro::fb::KeyValue>>> metadata) {
     fbb_.AddOffset(Manifest::VT_METADATA, metadata);
+  }
+  void add_mapped_offset(uint64_t mapped_offset) {
+    fbb_.AddElement<uint64_t>(Manifest::VT_MAPPED_OFFSET, mapped_offset);
   }
   explicit ManifestBuilder(flatbuffers::FlatBufferBuilder &_fbb)
         : fbb_(_fbb) {
@@ -323,8 +331,10 @@ struct ManifestBuilder {
 inline flatbuffers::Offset<Manifest> CreateManifest(
     flatbuffers::FlatBufferBuilder &_fbb,
     flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<saguaro::fb::Tensor>>> tensors = 0,
-    flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<saguaro::fb::KeyValue>>> metadata = 0) {
+    flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<saguaro::fb::KeyValue>>> metadata = 0,
+    flatbuffers::Optional<uint64_t> mapped_offset = flatbuffers::nullopt) {
   ManifestBuilder builder_(_fbb);
+  if(mapped_offset) { builder_.add_mapped_offset(*mapped_offset); }
   builder_.add_metadata(metadata);
   builder_.add_tensors(tensors);
   return builder_.Finish();
@@ -333,13 +343,15 @@ inline flatbuffers::Offset<Manifest> CreateManifest(
 inline flatbuffers::Offset<Manifest> CreateManifestDirect(
     flatbuffers::FlatBufferBuilder &_fbb,
     const std::vector<flatbuffers::Offset<saguaro::fb::Tensor>> *tensors = nullptr,
-    const std::vector<flatbuffers::Offset<saguaro::fb::KeyValue>> *metadata = nullptr) {
+    const std::vector<flatbuffers::Offset<saguaro::fb::KeyValue>> *metadata = nullptr,
+    flatbuffers::Optional<uint64_t> mapped_offset = flatbuffers::nullopt) {
   auto tensors__ = tensors ? _fbb.CreateVector<flatbuffers::Offset<saguaro::fb::Tensor>>(*tensors) : 0;
   auto metadata__ = metadata ? _fbb.CreateVector<flatbuffers::Offset<saguaro::fb::KeyValue>>(*metadata) : 0;
   return saguaro::fb::CreateManifest(
       _fbb,
       tensors__,
-      metadata__);
+      metadata__,
+      mapped_offset);
 }
 
 inline const saguaro::fb::Manifest *GetManifest(const void *buf) {
