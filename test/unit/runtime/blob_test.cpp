@@ -54,11 +54,17 @@ class BlobTest : public ::testing::Test {
     for (uint64_t i = 64; i + 8 <= 64 + m_bytes; i += 8)
       if (std::memcmp(out.data() + i, &from, 8) == 0) std::memcpy(&out[i], &to, 8), ++hits;
     EXPECT_EQ(hits, count);
-    const uint64_t mh = xxh64(out.data() + 64, m_bytes);
-    std::memcpy(&out[bf::kOffManifestHash], &mh, 8);
-    const uint64_t hh = xxh64(out.data(), bf::kHeaderHashedBytes);
-    std::memcpy(&out[bf::kOffHeaderHash], &hh, 8);
+    rehash(out);
     return out;
+  }
+  // Recomputes both checksums of an edited manifest.
+  static void rehash(std::string& bytes) {
+    uint64_t m_bytes;
+    std::memcpy(&m_bytes, bytes.data() + bf::kOffManifestBytes, 8);
+    const uint64_t mh = xxh64(bytes.data() + 64, m_bytes);
+    std::memcpy(&bytes[bf::kOffManifestHash], &mh, 8);
+    const uint64_t hh = xxh64(bytes.data(), bf::kHeaderHashedBytes);
+    std::memcpy(&bytes[bf::kOffHeaderHash], &hh, 8);
   }
   // Both ways of loading refuse the bytes with one line naming the file and `fragment`.
   void expect_refused(const std::string& bytes, const std::string& fragment) {
@@ -297,6 +303,15 @@ TEST_F(MappedBlobTest, BadSectionOffsetIsRefused) {
   // The section's start is also the table's offset: both move, so that only the section's own checks can fail.
   expect_refused(relabel_all(start, start + 64), "mapped section offset " + std::to_string(start + 64));
   expect_refused(relabel_all(start, start + bf::kMappedAlign * 1000), "out of bounds");
+  // The section's start alone moved into the table: the table would be half read and half mapped.
+  std::string out = mapped_;
+  const auto* table = reinterpret_cast<const flatbuffers::Table*>(fb::GetManifest(out.data() + 64));
+  const uint8_t* field = table->GetAddressOf(fb::Manifest::VT_MAPPED_OFFSET);
+  ASSERT_TRUE(field);
+  const uint64_t inside = start + bf::kMappedAlign;
+  std::memcpy(&out[static_cast<size_t>(reinterpret_cast<const char*>(field) - out.data())], &inside, 8);
+  rehash(out);
+  expect_refused(out, "tensor 'table': crosses the start of the mapped section");
 }
 
 }  // namespace
