@@ -1,9 +1,12 @@
-// Serialises tensors into weights.sgw: 64-byte header, flatbuffer manifest, 64-byte aligned tensor data.
+// Serialises tensors into weights.sgw: 64-byte header, flatbuffer manifest, 64-byte aligned tensor data, then the
+// mapped section.
 #include "blob_writer.h"
 
 #include <cstdio>
 #include <cstring>
 #include <set>
+
+#include <unistd.h>
 
 #include "saguaro/blob_format.h"
 #include "saguaro/xxh64.h"
@@ -24,7 +27,8 @@ void put_u64(unsigned char* p, uint64_t v) {
 // Builds the manifest with the given tensor offsets. force_defaults keeps its size independent of the values.
 void build_manifest(flatbuffers::FlatBufferBuilder& fbb, const std::vector<BlobTensor>& tensors,
                     const std::vector<std::pair<std::string, std::string>>& metadata,
-                    const std::vector<uint64_t>& offsets, const std::vector<uint64_t>& hashes) {
+                    const std::vector<uint64_t>& offsets, const std::vector<uint64_t>& hashes,
+                    flatbuffers::Optional<uint64_t> mapped_offset) {
   fbb.Clear();
   fbb.ForceDefaults(true);
   std::vector<flatbuffers::Offset<fb::Tensor>> ts;
@@ -35,12 +39,15 @@ void build_manifest(flatbuffers::FlatBufferBuilder& fbb, const std::vector<BlobT
   }
   std::vector<flatbuffers::Offset<fb::KeyValue>> kvs;
   for (const auto& kv : metadata) kvs.push_back(fb::CreateKeyValueDirect(fbb, kv.first.c_str(), kv.second.c_str()));
-  fbb.Finish(fb::CreateManifestDirect(fbb, &ts, &kvs), fb::ManifestIdentifier());
+  fbb.Finish(fb::CreateManifestDirect(fbb, &ts, &kvs, mapped_offset), fb::ManifestIdentifier());
 }
 
 // Checks what the loader would refuse, so the compiler fails early instead of emitting a broken bundle.
 bool validate(const std::vector<BlobTensor>& tensors, std::string* error) {
   std::set<std::string> names;
+  for (size_t i = 1; i < tensors.size(); ++i)
+    if (tensors[i - 1].mapped && !tensors[i].mapped)
+      return *error = "tensor '" + tensors[i].name + "' is not mapped but follows a mapped one", false;
   for (const BlobTensor& t : tensors) {
     if (t.name.empty()) return *error = "tensor with an empty name", false;
     if (!names.insert(t.name).second) return *error = "duplicate tensor name '" + t.name + "'", false;
@@ -63,24 +70,35 @@ bool validate(const std::vector<BlobTensor>& tensors, std::string* error) {
 
 bool write_all(FILE* f, const void* data, size_t n) { return n == 0 || std::fwrite(data, 1, n, f) == n; }
 
+bool write_zeros(FILE* f, uint64_t n) {
+  static const unsigned char zeros[4096] = {};
+  for (; n > sizeof zeros; n -= sizeof zeros)
+    if (!write_all(f, zeros, sizeof zeros)) return false;
+  return write_all(f, zeros, n);
+}
+
 }  // namespace
 
 bool write_blob(const std::string& path, const std::vector<BlobTensor>& tensors,
-                const std::vector<std::pair<std::string, std::string>>& metadata, std::string* error) {
+                const std::vector<std::pair<std::string, std::string>>& metadata, std::string* error,
+                BlobSizes* sizes) {
   if (!validate(tensors, error)) return false;
   std::vector<uint64_t> hashes, offsets(tensors.size(), 0);
   for (const BlobTensor& t : tensors) hashes.push_back(xxh64(t.data, t.bytes));
 
   // Offsets depend on the manifest size, which (with forced defaults) does not depend on the offsets.
+  const bool has_mapped = !tensors.empty() && tensors.back().mapped;
+  flatbuffers::Optional<uint64_t> mapped_offset = has_mapped ? flatbuffers::Optional<uint64_t>(0) : flatbuffers::nullopt;
   flatbuffers::FlatBufferBuilder fbb;
-  build_manifest(fbb, tensors, metadata, offsets, hashes);
+  build_manifest(fbb, tensors, metadata, offsets, hashes, mapped_offset);
   uint64_t pos = bf::align_up(bf::kHeaderBytes + fbb.GetSize());
   for (size_t i = 0; i < tensors.size(); ++i) {
+    if (tensors[i].mapped && (i == 0 || !tensors[i - 1].mapped)) mapped_offset = pos = bf::align_up(pos, bf::kMappedAlign);
     offsets[i] = pos;
     pos = bf::align_up(pos + tensors[i].bytes);
   }
   const uint64_t file_bytes = tensors.empty() ? bf::kHeaderBytes + fbb.GetSize() : offsets.back() + tensors.back().bytes;
-  build_manifest(fbb, tensors, metadata, offsets, hashes);
+  build_manifest(fbb, tensors, metadata, offsets, hashes, mapped_offset);
   const uint64_t manifest_bytes = fbb.GetSize();
 
   unsigned char header[bf::kHeaderBytes] = {};
@@ -96,18 +114,21 @@ bool write_blob(const std::string& path, const std::vector<BlobTensor>& tensors,
   const std::string tmp = path + ".tmp";
   FILE* f = std::fopen(tmp.c_str(), "wb");
   if (!f) return *error = "cannot create " + tmp, false;
-  static const unsigned char zeros[bf::kAlign] = {};
   bool ok = write_all(f, header, sizeof header) && write_all(f, fbb.GetBufferPointer(), manifest_bytes);
   uint64_t at = bf::kHeaderBytes + manifest_bytes;
   for (size_t i = 0; ok && i < tensors.size(); ++i) {
-    ok = write_all(f, zeros, offsets[i] - at) && write_all(f, tensors[i].data, tensors[i].bytes);
+    ok = write_zeros(f, offsets[i] - at) && write_all(f, tensors[i].data, tensors[i].bytes);
     at = offsets[i] + tensors[i].bytes;
   }
+  // On disk before it replaces the old file; and its page cache clean, so that a loader can drop the cached pages of
+  // the mapped section (runtime-min/src/blob.cpp).
+  ok = ok && std::fflush(f) == 0 && fsync(fileno(f)) == 0;
   ok = (std::fclose(f) == 0) && ok;
   if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
     std::remove(tmp.c_str());
     return *error = "cannot write " + path, false;
   }
+  if (sizes) *sizes = BlobSizes{file_bytes, mapped_offset ? file_bytes - *mapped_offset : 0};
   return true;
 }
 

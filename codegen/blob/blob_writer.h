@@ -17,10 +17,20 @@ struct BlobTensor {
   std::vector<int64_t> shape;
   const void* data;
   uint64_t bytes;
+  bool mapped = false;  // only ever gathered a row at a time: stored in the mapped section (docs/internals.md)
+};
+
+/// The sizes of a written blob.
+struct BlobSizes {
+  uint64_t file_bytes = 0;
+  uint64_t mapped_bytes = 0;  // of the mapped section, from its start to the end of the file (0 without one)
 };
 
 /// Writes tensors + metadata to `path` atomically (path.tmp then rename); byte-identical for identical inputs.
+/// The mapped tensors must come last; they go, in order, into the mapped section after the others. Without mapped
+/// tensors the file has no mapped section.
 bool write_blob(const std::string& path, const std::vector<BlobTensor>& tensors,
-                const std::vector<std::pair<std::string, std::string>>& metadata, std::string* error);
+                const std::vector<std::pair<std::string, std::string>>& metadata, std::string* error,
+                BlobSizes* sizes = nullptr);
 
 }  // namespace saguaro

@@ -11,10 +11,13 @@
 
 #include "codegen/emit/EmitBundle.h"
 
+#include "blob_writer.h"
+
 #include "llvm/Support/JSON.h"
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -47,6 +50,7 @@ struct Tap {
 struct ModuleFacts {
   std::vector<std::string> slots;             // saguaro.weight_slots: the weight of each slot
   std::map<std::string, PackedWeight> packed; // kern.packed by weight name
+  std::set<std::string> gathered;             // kern.gathered: weights only gathers read (the blob's mapped section)
   std::vector<Tap> taps;                      // kern.taps, by id
   int64_t arenaBytes = 0, kvBytes = 0;        // kern.arena_bytes, kern.kv_bytes
   std::string kvType = "f32";                 // kern.kv_type: the cache's element type (f32 or f16)
@@ -61,9 +65,10 @@ struct ModuleFacts {
   static ModuleFacts of(mlir::ModuleOp m);
 };
 
-/// Writes weights.sgw to `path`: the slots' tensors (packed ones rearranged), then the tokenizer and chat template.
-/// Returns the file's size. A packed weight that does not match its tensors is an error about `bundleDir`.
-llvm::Expected<uint64_t> writeWeights(llvm::StringRef path, llvm::StringRef bundleDir, const ModuleFacts &facts,
+/// Writes weights.sgw to `path`: the slots' tensors (packed ones rearranged) that are read whole, the tokenizer and
+/// chat template, then in the mapped section the gathered ones (ModuleFacts::gathered).
+/// Returns the file's sizes. A packed weight that does not match its tensors is an error about `bundleDir`.
+llvm::Expected<BlobSizes> writeWeights(llvm::StringRef path, llvm::StringRef bundleDir, const ModuleFacts &facts,
                                       const BundleInputs &in);
 
 /// model.cpp: the weight table and ModelSpec, then the EmitC entry points with their values named.
@@ -73,7 +78,7 @@ llvm::Expected<std::string> modelSource(mlir::ModuleOp m, const ModuleFacts &fac
 llvm::Expected<std::string> translateToNamedCpp(mlir::ModuleOp m);
 
 /// manifest.json for people to read: model, target, tensors and their layouts, memory plan, taps.
-llvm::json::Value manifest(mlir::ModuleOp m, const ModuleFacts &facts, const BundleInputs &in, uint64_t blobBytes);
+llvm::json::Value manifest(mlir::ModuleOp m, const ModuleFacts &facts, const BundleInputs &in, const BlobSizes &blob);
 
 /// CMakeLists.txt that builds the bundle on its own, model.cpp with the target's `flags`.
 std::string cmakeLists(llvm::StringRef flags, bool handoff);

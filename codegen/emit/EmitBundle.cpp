@@ -93,14 +93,14 @@ llvm::Error copyRuntime(const BundleInputs &in, llvm::StringRef dir) {
 /// Writes every file of the bundle into the empty directory `dir`; errors about the bundle name `outDir`.
 llvm::Error writeBundle(ModuleOp module, const ModuleFacts &facts, const BundleInputs &in, llvm::StringRef flags,
                         llvm::StringRef dir, llvm::StringRef outDir) {
-  auto blobBytes = writeWeights((dir + "/weights.sgw").str(), outDir, facts, in);
-  if (!blobBytes)
-    return blobBytes.takeError();
+  auto blob = writeWeights((dir + "/weights.sgw").str(), outDir, facts, in);
+  if (!blob)
+    return blob.takeError();
   auto cpp = modelSource(module, facts, in);
   if (!cpp)
     return cpp.takeError();
   std::string manifestText;
-  llvm::raw_string_ostream(manifestText) << llvm::formatv("{0:2}", manifest(module, facts, in, *blobBytes)) << "\n";
+  llvm::raw_string_ostream(manifestText) << llvm::formatv("{0:2}", manifest(module, facts, in, *blob)) << "\n";
   for (auto [name, text] : std::vector<std::pair<const char *, std::string>>{
            {"model.cpp", *cpp}, {"model.h", modelHeader().str()}, {"main.cpp", mainSource().str()},
            {"CMakeLists.txt", cmakeLists(flags, in.handoff)}, {"manifest.json", manifestText}})

@@ -1,8 +1,8 @@
 //===- Manifest.cpp - manifest.json ----------------------------------------------------===//
 //
 // What a bundle is, for people and tools to read: the model's shape, the target and the CPU
-// extensions it needs, every stored tensor with its quantization and layout, the bits per
-// weight of quantized matrices, the memory plan and the taps.
+// extensions it needs, every stored tensor with its quantization, layout and residency, the
+// bits per weight of quantized matrices, the memory plan and the taps.
 //
 //===------------------------------------------------------------------------------------===//
 #include "codegen/emit/BundleParts.h"
@@ -38,6 +38,7 @@ llvm::json::Array tensors(ModuleOp m, const ModuleFacts &facts, const BundleInpu
                                          {"dtype", llvm::StringRef(dtypeName(t.dtype)).lower()},
                                          {"quantization", quantizationOf(m, name)},
                                          {"layout", facts.layoutOf(name)},
+                                         {"residency", facts.gathered.count(name) ? "mapped" : "resident"},
                                          {"bytes", static_cast<int64_t>(t.bytes)}});
   }
   return tensors;
@@ -96,7 +97,7 @@ llvm::json::Array taps(const ModuleFacts &facts) {
 } // namespace
 
 llvm::json::Value bundle::manifest(ModuleOp m, const ModuleFacts &facts, const BundleInputs &in,
-                                   uint64_t blobBytes) {
+                                   const BlobSizes &blob) {
   const BundleModel &d = in.model;
   llvm::json::Array sources;
   for (const auto &[file, hash] : in.sourceHashes)
@@ -105,7 +106,10 @@ llvm::json::Value bundle::manifest(ModuleOp m, const ModuleFacts &facts, const B
   llvm::json::Array cpuExtensions;
   saguaro::kernels::for_each_extension(in.target.c_str(),
                                        [&](const std::string &extension) { cpuExtensions.push_back(extension); });
-  int64_t arena = facts.arenaBytes, kv = facts.kvBytes;
+  // Resident: what a run holds whatever it reads (arena, KV cache, the blob but its mapped section); mapped: the
+  // tables only gathered, of which a run holds the pages of the rows it reads.
+  const int64_t arena = facts.arenaBytes, kv = facts.kvBytes, mapped = static_cast<int64_t>(blob.mapped_bytes),
+                resident = arena + kv + static_cast<int64_t>(blob.file_bytes) - mapped;
   llvm::json::Object manifest{
       {"compiler", kCompilerVersion},
       {"model", llvm::json::Object{{"name", d.name},
@@ -128,8 +132,10 @@ llvm::json::Value bundle::manifest(ModuleOp m, const ModuleFacts &facts, const B
       {"memory", llvm::json::Object{{"arena_bytes", arena},
                                     {"kv_cache_bytes", kv},
                                     {"kv_cache", facts.kvType},
-                                    {"weights_blob_bytes", static_cast<int64_t>(blobBytes)},
-                                    {"planned_peak_bytes", arena + kv + static_cast<int64_t>(blobBytes)},
+                                    {"weights_blob_bytes", static_cast<int64_t>(blob.file_bytes)},
+                                    {"resident_bytes", resident},
+                                    {"mapped_bytes", mapped},
+                                    {"planned_peak_bytes", resident + mapped},
                                     {"plan", memoryPlan(m)}}}};
   if (!facts.taps.empty())
     manifest["taps"] = taps(facts);

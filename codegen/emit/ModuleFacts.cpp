@@ -42,6 +42,9 @@ ModuleFacts ModuleFacts::of(ModuleOp m) {
       f.packed[d.getAs<StringAttr>("weight").str()] =
           PackedWeight{d.getAs<StringAttr>("layout").str(), d.getAs<IntegerAttr>("bits").getInt(),
                        d.getAs<IntegerAttr>("k").getInt(), d.getAs<IntegerAttr>("rows").getInt()};
+  if (auto names = m->getAttrOfType<ArrayAttr>("kern.gathered"))
+    for (auto name : names.getAsValueRange<StringAttr>())
+      f.gathered.insert(name.str());
   if (auto list = m->getAttrOfType<ArrayAttr>("kern.taps"))
     for (auto d : list.getAsRange<DictionaryAttr>()) {
       Tap t{d.getAs<StringAttr>("kind").getValue().str(), d.getAs<IntegerAttr>("cols").getInt(), std::nullopt, {}};

@@ -2,17 +2,17 @@
 //
 // The blob holds the weights in slot order, each as its layout needs it: codes and norms of
 // packed CQ weights (cq::pack_tensor) and packed dense weights (dense::pack) are rearranged
-// here, everything else is stored as imported. The tokenizer and chat template follow.
+// here, everything else is stored as imported. The tokenizer and chat template follow, then the
+// mapped section: the weights only gathers read (kern.gathered), which the runtime maps from the
+// file instead of reading.
 //
 //===------------------------------------------------------------------------------------===//
 #include "codegen/emit/BundleParts.h"
 
-#include "blob_writer.h"
 #include "saguaro/kernels/cq_format.h"
 #include "saguaro/kernels/dense_layout.h"
 #include "saguaro/kernels/layouts.h"
 
-#include "llvm/Support/FileSystem.h"
 
 using namespace saguaro;
 using namespace saguaro::bundle;
@@ -54,17 +54,19 @@ llvm::Expected<std::map<std::string, std::vector<uint8_t>>> repack(const ModuleF
 }
 } // namespace
 
-llvm::Expected<uint64_t> bundle::writeWeights(llvm::StringRef path, llvm::StringRef bundleDir,
+llvm::Expected<BlobSizes> bundle::writeWeights(llvm::StringRef path, llvm::StringRef bundleDir,
                                               const ModuleFacts &facts, const BundleInputs &in) {
   auto repacked = repack(facts, in, bundleDir);
   if (!repacked)
     return repacked.takeError();
-  std::vector<BlobTensor> tensors;
+  std::vector<BlobTensor> tensors, mapped;
   for (const std::string &name : facts.slots) {
     BundleTensor t = *in.tensor(name);
     auto it = repacked->find(name);
     const void *data = it == repacked->end() ? t.data : it->second.data();
-    tensors.push_back(BlobTensor{name, "weight", facts.layoutOf(name), t.dtype, t.shape, data, t.bytes});
+    const bool gathered = facts.gathered.count(name) > 0;
+    (gathered ? mapped : tensors)
+        .push_back(BlobTensor{name, "weight", facts.layoutOf(name), t.dtype, t.shape, data, t.bytes, gathered});
   }
   if (!in.tokenizer.empty())
     tensors.push_back(BlobTensor{in.tokenizerTensor, "tokenizer", kernels::kUnpackedLayout, DType::U8,
@@ -74,10 +76,10 @@ llvm::Expected<uint64_t> bundle::writeWeights(llvm::StringRef path, llvm::String
     tensors.push_back(BlobTensor{"chat.template", "chat_template", kernels::kUnpackedLayout, DType::U8,
                                  {static_cast<int64_t>(in.chatTemplate.size())}, in.chatTemplate.data(),
                                  in.chatTemplate.size()});
+  tensors.insert(tensors.end(), mapped.begin(), mapped.end());
   std::string blobError;
-  if (!write_blob(path.str(), tensors, in.metadata, &blobError))
+  BlobSizes sizes;
+  if (!write_blob(path.str(), tensors, in.metadata, &blobError, &sizes))
     return fileError(path, blobError);
-  uint64_t blobBytes = 0;
-  llvm::sys::fs::file_size(path, blobBytes);
-  return blobBytes;
+  return sizes;
 }

@@ -36,22 +36,21 @@ int fail(const std::string &message) {
 }
 
 /// Multiply-accumulates per token: the parameters of every weight matrix a token goes through. A CQ matrix
-/// counts N·K from its stored bytes and bits per weight (manifest.json: bpw = bytes·8 / (N·K)); the token
-/// embedding counts only when it is also the output projection (no other matrix has vocab rows).
+/// counts N·K from its stored bytes and bits per weight (manifest.json: bpw = bytes·8 / (N·K)); a table only
+/// gathered (manifest.json's residency "mapped": a per-layer-embedding table, an untied token embedding) does not
+/// count, a tied embedding does (it is also the output projection).
 llvm::Expected<double> macsPerToken(const std::string &bundle) {
   std::string path = bundle + "/manifest.json";
   auto m = readBundleManifest(bundle);
   if (!m)
     return m.takeError();
   const llvm::json::Array *tensors = m->getArray("tensors");
-  const llvm::json::Object *model = m->getObject("model");
-  if (!tensors || !model || !model->getInteger("vocab"))
-    return fileError(path, "needs 'tensors' and 'model.vocab'");
-  const int64_t vocab = *model->getInteger("vocab");
+  if (!tensors)
+    return fileError(path, "needs 'tensors'");
   struct Matrix {
-    int64_t rows = 0;
     double params = 0;
     uint64_t bytes = 0;
+    bool gathered = false;
   };
   std::map<std::string, Matrix> matrices; // by weight name (CQ parts folded into their matrix)
   for (const llvm::json::Value &v : *tensors) {
@@ -62,12 +61,13 @@ llvm::Expected<double> macsPerToken(const std::string &bundle) {
     llvm::StringRef name = t->getString("name").value_or("");
     llvm::StringRef quant = t->getString("quantization").value_or("none");
     int64_t rows = (*shape)[0].getAsInteger().value_or(0), cols = (*shape)[1].getAsInteger().value_or(0);
+    const bool gathered = t->getString("residency").value_or("") == "mapped";
     if (quant == "none") {
-      matrices[name.str()] = {rows, static_cast<double>(rows) * static_cast<double>(cols), 0};
+      matrices[name.str()] = {static_cast<double>(rows) * static_cast<double>(cols), 0, gathered};
     } else if (name.consume_back(".codes") || name.consume_back(".norms")) {
       Matrix &q = matrices[name.str()];
-      q.rows = rows;
       q.bytes += static_cast<uint64_t>(t->getInteger("bytes").value_or(0));
+      q.gathered = gathered;
     }
   }
   if (const llvm::json::Array *quantized = m->getArray("quantized"))
@@ -78,17 +78,11 @@ llvm::Expected<double> macsPerToken(const std::string &bundle) {
       if (it != matrices.end() && bpw > 0)
         it->second.params = std::round(static_cast<double>(it->second.bytes) * 8.0 / bpw);
     }
-  double macs = 0, embedding = 0;
-  bool otherVocabRows = false;
-  for (const auto &[name, w] : matrices) {
-    if (llvm::StringRef(name).contains("embed")) {
-      embedding += w.params;
-      continue;
-    }
-    otherVocabRows |= w.rows == vocab;
-    macs += w.params;
-  }
-  return otherVocabRows ? macs : macs + embedding;
+  double macs = 0;
+  for (const auto &[name, w] : matrices)
+    if (!w.gathered)
+      macs += w.params;
+  return macs;
 }
 
 /// One row of the report.
@@ -105,7 +99,9 @@ llvm::Expected<Result> benchOne(const BenchOptions &o, const std::string &target
   CompileOptions c;
   c.model = o.model;
   c.target = target;
-  c.bits = bits;
+  if (o.policy.empty())
+    c.bits = bits;
+  c.policy = o.policy;
   c.kvCache = o.kvCache;
   auto bundle = cachedBundle(c);
   if (!bundle)
@@ -117,9 +113,12 @@ llvm::Expected<Result> benchOne(const BenchOptions &o, const std::string &target
   if (std::error_code ec = llvm::sys::fs::createTemporaryFile("saguaro-bench", "json", out))
     return fileError("saguaro-bench.json", "cannot create a temporary file: " + ec.message());
   std::string outPath = out.str().str(), log = outPath + ".log";
-  llvm::errs() << "saguaro: benchmarking " << *bundle << " (bits " << bits << ", " << threads
+  llvm::errs() << "saguaro: benchmarking " << *bundle << " ("
+               << (o.policy.empty() ? "bits " + std::to_string(bits) : "policy " + o.policy) << ", " << threads
                << (threads == 1 ? " thread)\n" : " threads)\n");
-  int rc = runRedirected(*exe, {*exe, *bundle, "--bench", "-o", outPath, "--threads", std::to_string(threads)},
+  int rc = runRedirected(*exe,
+                         {*exe, *bundle, "--bench", "-o", outPath, "--threads", std::to_string(threads),
+                          "--prompt-tokens", std::to_string(o.promptTokens)},
                          std::nullopt, log);
   std::string why = readLog(log);
   llvm::sys::fs::remove(log);
@@ -151,22 +150,28 @@ void printTable(const BenchOptions &o, const std::string &target, const std::vec
   llvm::outs() << llvm::formatv(
       "{0}: target {1}, {2} KV cache; read bandwidth {3:F1} GB/s, int8 MAC peak {4:F1} GMAC/s ({5})\n", o.model,
       target, o.kvCache, bandwidth, peak, isa);
-  llvm::outs() << llvm::formatv("{0,5} {1,7} {2,13} {3,12} {4,9} {5,9} {6,11} {7,9} {8,10} {9,10} {10,11}\n",
+  llvm::outs() << llvm::formatv("{0,6} {1,7} {2,13} {3,12} {4,9} {5,9} {6,11} {7,9} {8,10} {9,10} {10,11} {11,11} "
+                                "{12,9} {13,9}\n",
                                 "bits", "threads", "prefill tok/s", "decode tok/s", "MB/token", "KV MB/tok",
-                                "MMAC/token", "read GB/s", "decode eff", "weight eff", "prefill eff");
+                                "MMAC/token", "read GB/s", "decode eff", "weight eff", "prefill eff", "resident MB",
+                                "mapped MB", "peak RSS");
   for (const Result &r : results)
     llvm::outs() << llvm::formatv(
-        "{0,5} {1,7} {2,13:F1} {3,12:F2} {4,9:F1} {5,9:F1} {6,11:F1} {7,9:F1} {8,9:F1}% {9,9:F1}% {10,10:F1}%\n",
-        r.bits, r.threads, number(r.measured, "prefill_tps"), number(r.measured, "decode_tps"),
+        "{0,6} {1,7} {2,13:F1} {3,12:F2} {4,9:F1} {5,9:F1} {6,11:F1} {7,9:F1} {8,9:F1}% {9,9:F1}% {10,10:F1}% "
+        "{11,11:F1} {12,9:F1} {13,9:F1}\n",
+        o.policy.empty() ? std::to_string(r.bits) : std::string("policy"), r.threads,
+        number(r.measured, "prefill_tps"), number(r.measured, "decode_tps"),
         number(r.measured, "weight_bytes_per_token") / 1e6, number(r.measured, "kv_bytes_per_token") / 1e6,
         r.macsPerToken / 1e6, number(r.measured, "bandwidth_gbs"), 100 * number(r.measured, "decode_efficiency"),
-        100 * number(r.measured, "decode_weight_efficiency"), 100 * r.prefillEfficiency);
+        100 * number(r.measured, "decode_weight_efficiency"), 100 * r.prefillEfficiency,
+        number(r.measured, "resident_bytes") / 1e6, number(r.measured, "mapped_bytes") / 1e6,
+        number(r.measured, "peak_rss_bytes") / 1e6);
 }
 } // namespace
 
 int saguaro::runModelBench(const BenchOptions &o) {
   for (int b : o.bits)
-    if (!isWeightBits(b))
+    if (o.policy.empty() && !isWeightBits(b))
       return fail(std::string("--bits takes values among ") + kWeightBitsList + ", got " + std::to_string(b));
   std::vector<int> threadCounts = o.threads;
   if (threadCounts.empty()) {
@@ -205,7 +210,10 @@ int saguaro::runModelBench(const BenchOptions &o) {
   llvm::json::Array rows;
   for (Result &r : results) {
     llvm::json::Object row = std::move(r.measured);
-    row["bits"] = r.bits;
+    if (o.policy.empty())
+      row["bits"] = r.bits;
+    else
+      row["policy"] = o.policy;
     row["threads"] = r.threads;
     row["target"] = target;
     row["kv_cache"] = o.kvCache;

@@ -11,10 +11,12 @@ namespace saguaro {
 
 struct BenchOptions {
   std::string model;              // llama2.c .bin or a Hugging Face directory
-  std::vector<int> bits = {4, 3, 2, 16};
+  std::vector<int> bits = {4, 3, 2, 16}; // {0} with a policy
+  std::string policy;             // non-empty: one bundle quantized by this --policy file instead of bits
   std::vector<int> threads;       // empty: 1 and every hardware thread
   std::string target;             // empty: the widest target the host runs (kernels::native_target)
   std::string kvCache = kDefaultKvCache; // KV-cache elements of the benchmarked bundles (saguaro compile --kv-cache)
+  int promptTokens = 128;         // the prompt the prefill is timed on (saguaro_bundle --bench --prompt-tokens)
   bool json = false;
 };
 

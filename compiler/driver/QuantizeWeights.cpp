@@ -17,17 +17,33 @@
 using namespace saguaro;
 
 namespace {
-/// Every weight matrix of the model by kind: the linears of the layers and the embedding table.
-void tensorsOfKind(const ModelDesc &d, llvm::StringRef kind, std::vector<std::string> &out) {
+/// The policy kinds: each names a group of the model's weight matrices (docs/user-guide.md, `--policy`).
+constexpr const char *kPolicyKinds = "linear, embedding, per_layer_embedding";
+
+/// Every weight matrix of the model of `kind`, each once: `linear` the matrices of products (the layers'
+/// attention, MLP and per-layer-input matrices, Gemma 4's per-layer-input projection, an untied head),
+/// `embedding` the token embedding (also the head when tied), `per_layer_embedding` Gemma 4's per-layer-embedding
+/// table. False for an unknown kind.
+bool tensorsOfKind(const ModelDesc &d, llvm::StringRef kind, std::vector<std::string> &out) {
+  std::vector<std::string> names;
   if (kind == "embedding") {
-    out.push_back(d.tokEmbedding);
-    return;
+    names = {d.tokEmbedding};
+  } else if (kind == "per_layer_embedding") {
+    names = {d.ple.table};
+  } else if (kind == "linear") {
+    for (const LayerWeights &l : d.layerWeights)
+      names.insert(names.end(), {l.wq, l.wk, l.wv, l.wo, l.gate, l.up, l.down, l.pleGate, l.pleProjection});
+    names.push_back(d.ple.projection);
+    if (d.lmHead != d.tokEmbedding)
+      names.push_back(d.lmHead);
+  } else {
+    return false;
   }
-  for (const LayerWeights &l : d.layerWeights)
-    for (const std::string &n : {l.wq, l.wk, l.wv, l.wo, l.gate, l.up, l.down})
+  std::set<std::string> seen; // attention_k_eq_v names k_proj as V too
+  for (const std::string &n : names)
+    if (!n.empty() && seen.insert(n).second)
       out.push_back(n);
-  if (d.lmHead != d.tokEmbedding)
-    out.push_back(d.lmHead);
+  return true;
 }
 
 /// W[count] in IEEE binary16 (round to nearest even, little-endian bits), or why it cannot be stored so: a value
@@ -70,13 +86,12 @@ llvm::Error saguaro::readPolicy(llvm::StringRef path, const ImportedModel &model
     std::optional<int64_t> bits = value.getAsInteger();
     if (!bits || !isWeightBits(*bits))
       return fileError(path, "'" + key.str() + "' must map to " + kWeightBitsList + " bits");
-    if (key == "linear" || key == "embedding") {
-      std::vector<std::string> members;
-      tensorsOfKind(model.desc, key, members);
+    std::vector<std::string> members;
+    if (tensorsOfKind(model.desc, key, members)) {
       for (const std::string &m : members)
         kinds.push_back({m, *bits});
     } else if (!model.weights.contains(key)) {
-      return fileError(path, "names unknown tensor '" + key.str() + "' (or kind; kinds are linear, embedding)");
+      return fileError(path, "names unknown tensor '" + key.str() + "' (or kind; kinds are " + kPolicyKinds + ")");
     } else {
       names.push_back({key.str(), *bits});
     }

@@ -84,7 +84,7 @@ const std::vector<Option> kCompileOptions = {
     {"--max-seq", "N", "KV-cache length in positions; default: the model's limit, at most 2048"},
     {"--prefill-chunk", "N", "rows of the prefill entry point; default min(64, max-seq)"},
     {"--bits", "B", "1-4: codebook-quantize the weight matrices; 16: binary16; 32 (default): float32"},
-    {"--policy", "FILE", "JSON: bits per tensor name or kind (linear, embedding)"},
+    {"--policy", "FILE", "JSON: bits per tensor name or kind (linear, embedding, per_layer_embedding)"},
     {"--bpw", "B", "mixed precision: bits per matrix chosen by measured sensitivity, B on average"},
     {"--calibration", "FILE", "text for GPTQ-style error feedback (and for --bpw's sensitivities)"},
     {"--damp", "F", "error feedback's damping relative to the mean of diag(H), 0 to 100"},
@@ -378,6 +378,14 @@ int cmdModelBench(const Args &a) {
     o.target = resolveTarget(a.value("--target"));
   if (a.has("--kv-cache"))
     o.kvCache = a.value("--kv-cache");
+  if (a.has("--policy") && a.has("--bits"))
+    return fail("bench takes --bits or --policy, not both");
+  if (a.has("--policy"))
+    o.policy = a.value("--policy"), o.bits = {0};
+  auto promptTokens = intFlag(a, "--prompt-tokens", o.promptTokens);
+  if (!promptTokens || *promptTokens < 1 || *promptTokens > (1 << 20))
+    return fail(promptTokens ? "--prompt-tokens needs a positive number" : llvm::toString(promptTokens.takeError()));
+  o.promptTokens = static_cast<int>(*promptTokens);
   for (auto [flag, out] : {std::pair<const char *, std::vector<int> *>{"--bits", &o.bits}, {"--threads", &o.threads}})
     if (a.has(flag)) {
       auto list = intList(flag, a.value(flag));
@@ -534,7 +542,9 @@ std::vector<cli::Command> commands() {
       {"bench", "MODEL [options]",
        "prefill and decode speed and efficiency of a model compiled at each bit width and thread count",
        {{"--bits", "LIST", "bit widths, comma-separated; default 4,3,2,16"},
+        {"--policy", "FILE", "instead of --bits: one bundle quantized as compile --policy says"},
         {"--threads", "LIST", "thread counts, comma-separated; default 1 and every hardware thread"},
+        {"--prompt-tokens", "N", "prompt length of the prefill measurement; default 128"},
         {"--target", "T", "as compile's; default native"},
         {"--kv-cache", "T", "f16 (default) or f32"},
         {"--json", "", "print JSON instead of a table"}},

@@ -31,6 +31,7 @@ void saguaro::buildCompilePipeline(mlir::OpPassManager &pm, const CompilePipelin
   pm.addPass(cq::createQuantize(cq::QuantizeOptions{o.bits}));
   pm.addPass(llm::createLowerToKern(llm::LowerToKernOptions{o.cqActivations, o.kvCache}));
   pm.addPass(kern::createPackWeights(kern::PackWeightsOptions{o.target}));
+  pm.addPass(kern::createMarkGatheredWeights());
   if (o.calibrationTaps)
     pm.addPass(kern::createInsertCalibrationTaps());
   pm.addPass(kern::createFuseCqProducts(kern::FuseCqProductsOptions{o.target}));

@@ -14,7 +14,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <fstream>
 #include <atomic>
 #include <memory>
@@ -30,13 +29,14 @@
 
 #include "huge_pages.h"
 #include "model_state.h"
+#include "process_stats.h"
 #include "saguaro/blob.h"
 #include "saguaro/kernels/cpu_features.h"
 
 namespace saguaro {
 namespace {
 
-constexpr int32_t kPromptTokens = 128, kDecodeTokens = 64;
+constexpr int32_t kDecodeTokens = 64;
 constexpr uint64_t kBandwidthBytes = 512ull << 20;  // far larger than any last-level cache
 constexpr int kMaxRuns = 5, kMinRuns = 3;
 constexpr double kBudgetSeconds = 5.0, kHardBudgetSeconds = 20.0;
@@ -248,31 +248,19 @@ double mac_peak_gops(MacKernel kernel, const kernels::Parallel* par) {
 
 // --- the model ----------------------------------------------------------------------------------------------------
 
-/// Weight bytes one decode step reads: every weight tensor once, except that the token embedding contributes one
-/// row (the gather), or all of it when it is also the output projection (tied embeddings). The embedding is the
-/// tensor group (a float matrix, or its CQ ".codes"/".norms") whose name says "embed"; it is tied when no other
-/// group has vocab rows.
-uint64_t decode_bytes_per_token(const Blob& blob, int32_t vocab, bool* tied) {
-  auto base = [](const std::string& name) {
-    for (const char* suffix : {".codes", ".norms"}) {
-      const size_t n = std::strlen(suffix);
-      if (name.size() > n && name.compare(name.size() - n, n, suffix) == 0) return name.substr(0, name.size() - n);
-    }
-    return name;
-  };
-  uint64_t total = 0, embedding = 0;
-  bool other_vocab_rows = false;
+/// Weight bytes one decode step reads: every weight tensor read whole, and one row of each tensor in the blob's
+/// mapped section — the tables only gathered, a row per token (kern-mark-gathered-weights decides which: a
+/// per-layer-embedding table, a token embedding that is not also the output projection). `*gathered` receives the
+/// rows' part.
+uint64_t decode_bytes_per_token(const Blob& blob, uint64_t* gathered) {
+  uint64_t whole = 0;
+  *gathered = 0;
   for (const BlobEntry& e : blob.tensors()) {
     if (e.kind != "weight") continue;
-    total += e.bytes;
-    const bool vocab_rows = e.shape.size() == 2 && e.shape[0] == vocab;
-    if (base(e.name).find("embed") != std::string::npos)
-      embedding += e.bytes;
-    else if (vocab_rows)
-      other_vocab_rows = true;
+    if (!e.mapped) whole += e.bytes;
+    else if (!e.shape.empty() && e.shape[0] > 0) *gathered += e.bytes / static_cast<uint64_t>(e.shape[0]);
   }
-  *tied = !other_vocab_rows;
-  return *tied ? total : total - embedding + embedding / static_cast<uint64_t>(vocab);
+  return whole + *gathered;
 }
 
 int fail(const std::string& msg) {
@@ -296,20 +284,45 @@ double kv_bytes_per_decode_step(const ModelSpec& spec, int32_t first_pos, int32_
   return total / steps;
 }
 
-int run_bench(const std::string& bundle, const std::string& out_path, int32_t threads, WeightsLoad load) {
+int run_bench(const std::string& bundle, const std::string& out_path, int32_t threads, WeightsLoad load,
+              int32_t prompt_tokens) {
   const ModelSpec& spec = saguaro_model_spec();
   std::string path = bundle, err;
   struct stat st;
   if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) path += "/weights.sgw";
   std::unique_ptr<Blob> blob = Blob::open(path, &err, load);
   if (!blob) return fail(err);
-  if (spec.max_seq < kPromptTokens + kDecodeTokens)
-    return fail(path + ": --bench needs max_seq >= " + std::to_string(kPromptTokens + kDecodeTokens) +
+  if (spec.max_seq < prompt_tokens + kDecodeTokens)
+    return fail(path + ": --bench needs max_seq >= " + std::to_string(prompt_tokens + kDecodeTokens) +
                 ", the bundle has " + std::to_string(spec.max_seq));
   std::unique_ptr<BoundModel> model = BoundModel::bind(spec, *blob, &err);
   if (!model) return fail(err);
   model->set_threads(threads);
   const kernels::Parallel* par = static_cast<const kernels::Parallel*>(model->state().parallel);
+
+  std::vector<int32_t> prompt(prompt_tokens);
+  uint64_t rng = 0x5eed;
+  for (int32_t& id : prompt) id = static_cast<int32_t>((rng = rng * 6364136223846793005ull + 1442695040888963407ull) >> 33) % spec.vocab;
+  std::vector<float> logits(static_cast<size_t>(spec.vocab));
+  auto prefill = [&] {
+    model->clear_kv();
+    const double t0 = now_s();
+    for (int32_t p = 0; p < prompt_tokens; p += spec.prefill_chunk)
+      saguaro_model_prefill(model->state(), prompt.data() + p, std::min(spec.prefill_chunk, prompt_tokens - p), p,
+                            logits.data(), false);
+    return now_s() - t0;
+  };
+  auto decode_tokens = [&] {  // greedy, so every run gathers the same rows
+    for (int32_t i = 0; i < kDecodeTokens; ++i) {
+      const int32_t token = static_cast<int32_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
+      saguaro_model_decode(model->state(), token, prompt_tokens + i, logits.data());
+    }
+  };
+  // Warm-up: maps the weights in and gathers every row the timed runs will. The peak RSS is the model's, taken before
+  // the read-bandwidth buffer exists.
+  prefill();
+  decode_tokens();
+  const uint64_t peak_rss = peak_rss_bytes();
 
   // The read rate is measured right before each decode run, averaged over about as long as the run takes, and each
   // run is judged against its own: on a shared machine the rate drifts by a quarter within a minute, and a best
@@ -317,39 +330,22 @@ int run_bench(const std::string& bundle, const std::string& out_path, int32_t th
   ReadBandwidth reader;
   const char* isa = nullptr;
   const double mac_peak = mac_peak_gops(widest_mac_kernel(&isa), par);
-
-  std::vector<int32_t> prompt(kPromptTokens);
-  uint64_t rng = 0x5eed;
-  for (int32_t& id : prompt) id = static_cast<int32_t>((rng = rng * 6364136223846793005ull + 1442695040888963407ull) >> 33) % spec.vocab;
-  std::vector<float> logits(static_cast<size_t>(spec.vocab));
-  auto prefill = [&] {
-    model->clear_kv();
-    const double t0 = now_s();
-    for (int32_t p = 0; p < kPromptTokens; p += spec.prefill_chunk)
-      saguaro_model_prefill(model->state(), prompt.data() + p, std::min(spec.prefill_chunk, kPromptTokens - p), p,
-                            logits.data(), false);
-    return now_s() - t0;
-  };
   std::vector<double> decode_bandwidths;  // GB/s before each decode run, in order
   double last_decode_s = 1.0;
   auto decode = [&] {
     prefill();
     decode_bandwidths.push_back(reader.average_gbs(par, std::min(last_decode_s, 1.0)));
     const double t0 = now_s();
-    for (int32_t i = 0; i < kDecodeTokens; ++i) {
-      const int32_t token = static_cast<int32_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
-      saguaro_model_decode(model->state(), token, kPromptTokens + i, logits.data());
-    }
+    decode_tokens();
     return last_decode_s = now_s() - t0;
   };
-  prefill();  // warm-up: maps the weights in
   const std::vector<double> prefill_times = time_runs(prefill);
   const std::vector<double> decode_times = time_runs(decode);
   const double prefill_s = median(prefill_times), decode_s = median(decode_times);
 
-  bool tied = false;
-  const uint64_t bytes = decode_bytes_per_token(*blob, spec.vocab, &tied);
-  const double kv_bytes = kv_bytes_per_decode_step(spec, kPromptTokens, kDecodeTokens);
+  uint64_t gathered = 0;
+  const uint64_t bytes = decode_bytes_per_token(*blob, &gathered);
+  const double kv_bytes = kv_bytes_per_decode_step(spec, prompt_tokens, kDecodeTokens);
   const double decode_tps = kDecodeTokens / decode_s;
   // Each decode run against the read rate measured just before it; the median of those ratios. A decode step must
   // read every weight and the KV cache it attends over: decode_efficiency counts both (the memory-bandwidth
@@ -363,15 +359,19 @@ int run_bench(const std::string& bundle, const std::string& out_path, int32_t th
   }
   nlohmann::json out = {{"model", spec.name},
                         {"threads", model->threads()},
-                        {"prompt_tokens", kPromptTokens},
+                        {"prompt_tokens", prompt_tokens},
                         {"decode_tokens", kDecodeTokens},
-                        {"prefill_tps", kPromptTokens / prefill_s},
+                        {"prefill_tps", prompt_tokens / prefill_s},
                         {"prefill_runs", prefill_times.size()},
                         {"decode_tps", decode_tps},
                         {"decode_runs", decode_times.size()},
                         {"weight_bytes_per_token", bytes},
+                        {"gathered_bytes_per_token", gathered},
                         {"kv_bytes_per_token", kv_bytes},
-                        {"tied_embeddings", tied},
+                        {"resident_bytes", resident_bytes(spec, *blob)},
+                        {"mapped_bytes", blob->mapped_bytes()},
+                        {"mapped_resident_bytes", blob->mapped_resident_bytes()},
+                        {"peak_rss_bytes", peak_rss},
                         {"weights_load", load == WeightsLoad::kMap ? "mmap" : "read"},
                         {"bandwidth_gbs", median(decode_bandwidths)},
                         {"bandwidth_runs_gbs", decode_bandwidths},

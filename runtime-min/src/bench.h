@@ -14,11 +14,15 @@ namespace saguaro {
 /// window (spec.windows).
 double kv_bytes_per_decode_step(const ModelSpec& spec, int32_t first_pos, int32_t steps);
 
-/// Measures prefill tok/s (128-token prompt from position 0, median of several runs), decode tok/s (64 tokens
-/// after it), the weight and KV-cache bytes one decoded token reads, the machine's streaming read bandwidth and int8
-/// multiply-accumulate peak, and writes them with the decode efficiencies to `out_path` as JSON (docs/user-guide.md,
-/// "saguaro bench"). `bundle` is a bundle directory or a .sgw file, loaded as `load` says (the engine's default:
-/// read into memory). Returns the process exit code.
-int run_bench(const std::string& bundle, const std::string& out_path, int32_t threads, WeightsLoad load);
+/// The bench's prompt length unless told otherwise (--prompt-tokens).
+constexpr int32_t kBenchPromptTokens = 128;
+
+/// Measures prefill tok/s (a prompt of `prompt_tokens` from position 0, median of several runs), decode tok/s (64
+/// tokens after it), the weight and KV-cache bytes one decoded token reads, the memory plan beside the peak RSS,
+/// the machine's streaming read bandwidth and int8 multiply-accumulate peak, and writes them with the decode
+/// efficiencies to `out_path` as JSON (docs/user-guide.md, "saguaro bench"). `bundle` is a bundle directory or a
+/// .sgw file, loaded as `load` says (the engine's default: read into memory). Returns the process exit code.
+int run_bench(const std::string& bundle, const std::string& out_path, int32_t threads, WeightsLoad load,
+              int32_t prompt_tokens = kBenchPromptTokens);
 
 }  // namespace saguaro

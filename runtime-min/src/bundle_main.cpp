@@ -30,7 +30,7 @@ const char* const kUsage =
     "[--repetition-penalty R] | saguaro_bundle BUNDLE --logits IDS_FILE -o OUT.npy | "
     "saguaro_bundle BUNDLE --gram IDS_FILE -o DIR | saguaro_bundle BUNDLE --capture PROMPTS_FILE -o DIR [--max-new N] | "
     "saguaro_bundle BUNDLE --complete MESSAGES_FILE [--options OPTIONS_FILE] | saguaro_bundle BUNDLE --serve-stdio | "
-    "saguaro_bundle BUNDLE --bench -o OUT.json; "
+    "saguaro_bundle BUNDLE --bench -o OUT.json [--prompt-tokens N]; "
     "every mode takes --threads N (0, the default: every hardware thread); all but --complete and --serve-stdio "
     "take --mmap (map weights.sgw instead of reading it into memory)";
 
@@ -65,8 +65,10 @@ struct Args {
   WeightsLoad load = WeightsLoad::kRead;  // --mmap: WeightsLoad::kMap
   int32_t threads = 0;
   int32_t max_new = 32;  // --capture: new tokens per answer at most
+  int32_t prompt_tokens = kBenchPromptTokens;  // --bench: the prompt's length
   GenerateConfig cfg;
   bool has_seed = false;
+  bool has_prompt_tokens = false;
 };
 
 // Parses argv; false + a one-line message on any bad argument.
@@ -114,6 +116,9 @@ bool parse_args(int argc, char** argv, Args* a, std::string* err) {
     } else if (flag == "--max-new") {
       if (!parse_int(v, 1, 1 << 20, &n)) return *err = bad, false;
       a->max_new = static_cast<int32_t>(n);
+    } else if (flag == "--prompt-tokens") {
+      if (!parse_int(v, 1, 1 << 20, &n)) return *err = bad, false;
+      a->prompt_tokens = static_cast<int32_t>(n), a->has_prompt_tokens = true;
     } else if (flag == "--threads") {
       if (!parse_int(v, 0, 1024, &n)) return *err = bad, false;
       a->threads = static_cast<int32_t>(n);
@@ -145,6 +150,7 @@ bool parse_args(int argc, char** argv, Args* a, std::string* err) {
   if ((modes == 0 || a->has_prompt || !a->complete_file.empty() || a->serve_stdio) != a->out_file.empty())
     return *err = "-o goes with --logits, --gram, --capture or --bench", false;
   if (!a->options_file.empty() && a->complete_file.empty()) return *err = "--options goes with --complete", false;
+  if (a->has_prompt_tokens && !a->bench) return *err = "--prompt-tokens goes with --bench", false;
   if (a->load == WeightsLoad::kMap && (!a->complete_file.empty() || a->serve_stdio))
     return *err = "--mmap does not go with --complete or --serve-stdio (the C API reads the weights into memory)", false;
   if (!a->has_seed) a->cfg.seed = static_cast<uint64_t>(std::time(nullptr));  // run.c: seed 0 → time
@@ -185,6 +191,15 @@ bool read_json_strings(const std::string& path, std::vector<std::string>* out, s
   return true;
 }
 
+// The memory plan beside what the process held at its peak (docs/user-guide.md, "The bundle program").
+void print_memory(const Engine& engine) {
+  const MemoryUse m = engine.memory_use();
+  std::fprintf(stderr, "resident_bytes=%llu mapped_bytes=%llu mapped_resident_bytes=%llu\n",
+               static_cast<unsigned long long>(m.resident_bytes), static_cast<unsigned long long>(m.mapped_bytes),
+               static_cast<unsigned long long>(m.mapped_resident_bytes));
+  std::fprintf(stderr, "peak_rss_bytes=%llu\n", static_cast<unsigned long long>(peak_rss_bytes()));
+}
+
 // Every line of the ids file is one sequence fed from position 0; the rows of all lines go to one .npy.
 int run_logits(Engine& engine, const Args& a) {
   std::vector<std::vector<int32_t>> sequences;
@@ -199,7 +214,7 @@ int run_logits(Engine& engine, const Args& a) {
     rows += ids.size();
   }
   if (!write_npy_f32(a.out_file, all, rows, static_cast<uint64_t>(engine.vocab()), &err)) return fail(err);
-  std::fprintf(stderr, "peak_rss_bytes=%llu\n", static_cast<unsigned long long>(peak_rss_bytes()));
+  print_memory(engine);
   return 0;
 }
 
@@ -355,7 +370,7 @@ int run_generate(Engine& engine, const Args& a) {
     std::fprintf(stderr, "achieved tok/s: %f\n", (st.positions - 1) / st.total_ms * 1000.0);
   std::fprintf(stderr, "prefill_tokens=%d prefill_ms=%.3f decode_tokens=%d decode_ms=%.3f\n", st.prompt_tokens,
                st.prefill_ms, st.generated_tokens, st.decode_ms);
-  std::fprintf(stderr, "peak_rss_bytes=%llu\n", static_cast<unsigned long long>(peak_rss_bytes()));
+  print_memory(engine);
   return 0;
 }
 
@@ -366,7 +381,7 @@ int bundle_main(int argc, char** argv) {
     Args a;
     std::string err;
     if (!parse_args(argc, argv, &a, &err)) return fail(err);
-    if (a.bench) return run_bench(a.bundle, a.out_file, a.threads, a.load);
+    if (a.bench) return run_bench(a.bundle, a.out_file, a.threads, a.load, a.prompt_tokens);
     if (!a.complete_file.empty()) return run_complete(a);
     if (a.serve_stdio) return run_serve_stdio(a);
     std::unique_ptr<Engine> engine = Engine::open(a.bundle, &err, a.load);

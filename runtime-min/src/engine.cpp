@@ -229,6 +229,9 @@ int32_t Engine::vocab() const { return impl_->spec.vocab; }
 int32_t Engine::bos_id() const { return impl_->tok ? impl_->tok->bos_id : -1; }
 int32_t Engine::eos_id() const { return impl_->tok ? impl_->tok->eos_id : -1; }
 std::string Engine::metadata(const std::string& key) const { return impl_->blob->meta(key); }
+MemoryUse Engine::memory_use() const {
+  return {resident_bytes(impl_->spec, *impl_->blob), impl_->blob->mapped_bytes(), impl_->blob->mapped_resident_bytes()};
+}
 
 bool Engine::tensor(const std::string& name, const std::string& kind, const void** data, uint64_t* bytes) const {
   const BlobEntry* e = impl_->blob->find(name);

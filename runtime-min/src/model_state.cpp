@@ -8,6 +8,10 @@
 
 namespace saguaro {
 
+uint64_t resident_bytes(const ModelSpec& spec, const Blob& blob) {
+  return spec.arena_bytes + spec.kv_bytes + blob.size() - blob.mapped_bytes();
+}
+
 std::unique_ptr<BoundModel> BoundModel::bind(const ModelSpec& spec, const Blob& blob, std::string* err) {
   // Before anything of model.cpp runs: its kernels were compiled with the target's extensions, and on a CPU
   // without them the first one would die with SIGILL (a bundle copied to an older machine).

@@ -14,6 +14,10 @@ namespace saguaro {
 
 class Blob;
 
+/// Bytes a model bound to `blob` holds whatever it reads: the planned arena and KV cache and the blob but its mapped
+/// section (manifest.json's memory.resident_bytes).
+uint64_t resident_bytes(const ModelSpec& spec, const Blob& blob);
+
 /// Memory the generated model works in: weight pointers, activation arena, KV cache (on huge pages, touched).
 class BoundModel {
  public:

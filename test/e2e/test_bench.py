@@ -24,7 +24,8 @@ SMALL = {
 }
 TOP_KEYS = {"bandwidth_gbs", "mac_peak_gops", "results"}
 ROW_NUMBERS = {"prefill_tps", "decode_tps", "decode_efficiency", "decode_weight_efficiency", "prefill_efficiency",
-               "weight_bytes_per_token", "kv_bytes_per_token", "macs_per_token", "bandwidth_gbs", "mac_peak_gops"}
+               "weight_bytes_per_token", "kv_bytes_per_token", "macs_per_token", "bandwidth_gbs", "mac_peak_gops",
+               "resident_bytes", "peak_rss_bytes"}
 PROMPT_TOKENS, DECODE_TOKENS = 128, 64
 
 
@@ -80,6 +81,10 @@ def check_bench_json(report):
             raise SystemExit(f"FAIL: bits {r['bits']}: bandwidth_runs_gbs {runs} for {r['decode_runs']} decode runs")
         if sorted(runs)[(len(runs) - 1) // 2] > r["bandwidth_gbs"] or sorted(runs)[len(runs) // 2] < r["bandwidth_gbs"]:
             raise SystemExit(f"FAIL: bits {r['bits']}: bandwidth_gbs {r['bandwidth_gbs']} is not the median of {runs}")
+        # Tied embeddings: nothing is only gathered, so everything is resident (and was touched by the runs).
+        if r.get("mapped_bytes") != 0 or r.get("gathered_bytes_per_token") != 0 or \
+                r.get("mapped_resident_bytes") != 0 or not r["resident_bytes"] <= r["peak_rss_bytes"]:
+            raise SystemExit(f"FAIL: bits {r['bits']}: memory {r}")
         if abs(r["kv_bytes_per_token"] - kv_bytes_per_token(SMALL)) > 1e-6:
             raise SystemExit(f"FAIL: kv_bytes_per_token {r['kv_bytes_per_token']}, expected {kv_bytes_per_token(SMALL)}")
         weights, read = r["weight_bytes_per_token"], r["weight_bytes_per_token"] + r["kv_bytes_per_token"]
@@ -131,6 +136,11 @@ def main():
         raise SystemExit("FAIL: a failed synth left a directory behind")
     expect_one_line_error(common.run([saguaro, "bench", model, "--threads", "0"], args, check=False), "thread",
                           "bench --threads 0")
+    policy = write_config(args, "policy.json", {"linear": 4})
+    expect_one_line_error(common.run([saguaro, "bench", model, "--bits", "4", "--policy", policy], args,
+                                     check=False), "--bits or --policy", "bench --bits with --policy")
+    expect_one_line_error(common.run([saguaro, "bench", model, "--prompt-tokens", "0"], args, check=False),
+                          "--prompt-tokens", "bench --prompt-tokens 0")
     expect_one_line_error(common.run([saguaro, "bench", model, "--kv-cache", "f8"], args, check=False),
                           "--kv-cache must be f16 or f32", "bench --kv-cache f8")
 

@@ -78,6 +78,29 @@ def PackWeights : Pass<"kern-pack-weights", "mlir::ModuleOp"> {
                         "a target of saguaro/kernels/targets.h (kTargets)">];
 }
 
+def MarkGatheredWeights : Pass<"kern-mark-gathered-weights", "mlir::ModuleOp"> {
+  let summary = "List the weights that only gathers read, row by row";
+  let description = [{
+    A weight every reading call of which is a gather (`embed_f32`, `embed_f16`: the `table`;
+    `cq_embed_f32`: the `codes` and `norms`) is read one row per token: a per-layer-embedding
+    table, or a token embedding that is not also the output projection. The module attribute
+    `kern.gathered` lists these weights, in the order the calls first name them; the bundle
+    writer stores them in the blob's mapped section, which the runtime maps from the file so
+    that only the rows a run reads become resident (docs/internals.md, "Blob"). A codebook,
+    which every row needs whole, and a tied table, which the output projection also reads, are
+    not listed. Runs after `llm-lower-to-kern`: an `llm` or `cq` op left in the module is an
+    error (a weight it read would be missed).
+
+    ```mlir
+    kern.call %e {callee = "cq_embed_f32", args = [..., #kern.weight<"ple.codes">, #kern.weight<"ple.norms">,
+                                                   #kern.weight<"cq.codebook.b2.g128">, ...]}
+    kern.call %e {callee = "embed_f32", args = [..., #kern.weight<"emb">, ...]}
+    kern.call %x, %y {callee = "logits_f32", args = [..., #kern.weight<"emb">, ...]}
+    // kern.gathered = ["ple.codes", "ple.norms"]: "emb" is also the output projection
+    ```
+  }];
+}
+
 def FuseCqProducts : Pass<"kern-fuse-cq-products", "mlir::ModuleOp"> {
   let summary = "Merge consecutive int8 CQ products of one activation into one kernel call";
   let description = [{

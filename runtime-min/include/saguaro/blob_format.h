@@ -12,6 +12,9 @@ constexpr uint32_t kVersion = 1;
 constexpr uint32_t kHeaderBytes = 64;
 constexpr uint64_t kHeaderHashedBytes = 48;  // header_xxh64 covers bytes [0, 48)
 constexpr uint64_t kAlign = 64;              // every tensor's offset is a multiple of this
+// The mapped section starts on a multiple of this: a multiple of every page size Linux uses (4, 16 and 64 KiB), so
+// the loader can map it from the file on any of them.
+constexpr uint64_t kMappedAlign = 65536;
 
 // Byte offsets of the header fields (all little endian).
 constexpr uint64_t kOffVersion = 8, kOffHeaderBytes = 12, kOffFileBytes = 16, kOffManifestOffset = 24,
@@ -40,7 +43,7 @@ constexpr const char* dtype_name(DType t) {
   return "?";
 }
 
-/// Rounds `v` up to a multiple of kAlign.
-constexpr uint64_t align_up(uint64_t v) { return (v + kAlign - 1) / kAlign * kAlign; }
+/// Rounds `v` up to a multiple of `align` (kAlign by default).
+constexpr uint64_t align_up(uint64_t v, uint64_t align = kAlign) { return (v + align - 1) / align * align; }
 
 }  // namespace saguaro::blob_format

@@ -38,6 +38,14 @@ struct GenerateStats {
   double probe_ms = 0;           // time the probe took
 };
 
+/// The memory of an open bundle: its plan (manifest.json's memory.resident_bytes and mapped_bytes) and how much of
+/// the mapped section is resident now.
+struct MemoryUse {
+  uint64_t resident_bytes = 0;         // arena + KV cache + the blob but its mapped section: held whatever is read
+  uint64_t mapped_bytes = 0;           // the blob's mapped section: tables only gathered, a row per token
+  uint64_t mapped_resident_bytes = 0;  // of the mapped section, the pages this process has read so far
+};
+
 /// Receives text that is ready to print (never half a UTF-8 character) and the id of the token that completed it
 /// (-1 for the final flush). Return false to stop generating.
 using TokenCallback = std::function<bool(std::string_view text, int32_t token_id)>;
@@ -83,6 +91,7 @@ class Engine {
   int32_t vocab() const;
   int32_t bos_id() const;
   int32_t eos_id() const;
+  MemoryUse memory_use() const;
   /// The blob's metadata value for `key`, or "".
   std::string metadata(const std::string& key) const;
   /// The verified bytes of the blob tensor `name` of kind `kind`; false when the blob has no such tensor.

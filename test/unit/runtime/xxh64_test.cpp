@@ -33,5 +33,22 @@ TEST(Xxh64, LongInputAndSeedFromReferenceSanityBuffer) {
   EXPECT_EQ(xxh64(buf.data(), 222, 0), 0xB641AE8CB691C174ULL);
 }
 
+TEST(Xxh64, PiecesEqualTheWhole) {
+  // Every cut of the input into two or three pieces, across the 32-byte stripes, gives the one-shot hash.
+  std::vector<unsigned char> buf(203);
+  for (size_t i = 0; i < buf.size(); ++i) buf[i] = static_cast<unsigned char>(i * 131 + 7);
+  for (size_t len : {size_t{0}, size_t{5}, size_t{31}, size_t{32}, size_t{33}, size_t{64}, size_t{100}, buf.size()}) {
+    const uint64_t whole = xxh64(buf.data(), len, 99);
+    for (size_t a = 0; a <= len; ++a)
+      for (size_t b = a; b <= len; b += 7) {
+        Xxh64 h(99);
+        h.update(buf.data(), a);
+        h.update(buf.data() + a, b - a);
+        h.update(buf.data() + b, len - b);
+        ASSERT_EQ(h.digest(), whole) << "len " << len << " cuts " << a << ", " << b;
+      }
+  }
+}
+
 }  // namespace
 }  // namespace saguaro
