@@ -117,7 +117,8 @@ TEST(IsaAttention, Ring) {
 /// kv_store_f32, as generated code runs them): every position's output agrees, and the caches are the same bytes.
 template <int H, int KVH, int HD, int S, int Window, class KV>
 void CheckSequence(const std::vector<int32_t>& chunks) {
-  SCOPED_TRACE(testing::Message() << "HD " << HD << " S " << S << " Window " << Window << " cache bytes " << sizeof(KV));
+  SCOPED_TRACE(testing::Message() << "HD " << HD << " S " << S << " Window " << Window << " cache bytes "
+                                  << sizeof(KV));
   constexpr int kKvd = KVH * HD;
   int32_t n = 0;
   for (int32_t rows : chunks) n += rows;

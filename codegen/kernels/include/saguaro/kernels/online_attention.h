@@ -212,7 +212,8 @@ inline void kv_head_group(int32_t r, int32_t pos0, int32_t rows, int kh, const f
       Isa::prefetch_l2(kb, int64_t{nt} * HD * sizeof(KV));
       Isa::prefetch_l2(vb, int64_t{nt} * HD * sizeof(KV));
       dots<Isa, HD, M>(qg, kb, nt, sc, run.next ? kb + run.next : nullptr);
-      for (int m = 0; m < M; ++m) softmax_block<Isa, DivideBySqrtHD>(sc[m], nt, vscale, softcap, mx[m], sum[m], corr[m]);
+      for (int m = 0; m < M; ++m)
+        softmax_block<Isa, DivideBySqrtHD>(sc[m], nt, vscale, softcap, mx[m], sum[m], corr[m]);
       Isa::template weigh_values<HD, M>(acc, sc, corr, vb, nt, run.next ? vb + run.next : nullptr);
     }
   });
