@@ -46,6 +46,12 @@ struct Tap {
   std::optional<std::vector<std::string>> weights;
 };
 
+/// The KV cache of a layer that computes K/V (kern.kv_caches): `positions` slots of kv_heads × head_dim for K and
+/// for V; a sliding layer's (window > 0) is a ring of its window when that is shorter than max_seq.
+struct KvCache {
+  int64_t layer = 0, kvHeads = 0, headDim = 0, window = 0, positions = 0;
+};
+
 /// The module attributes the bundle writer reads, parsed once.
 struct ModuleFacts {
   std::vector<std::string> slots;             // saguaro.weight_slots: the weight of each slot
@@ -54,6 +60,7 @@ struct ModuleFacts {
   std::vector<Tap> taps;                      // kern.taps, by id
   int64_t arenaBytes = 0, kvBytes = 0;        // kern.arena_bytes, kern.kv_bytes
   std::string kvType = "f32";                 // kern.kv_type: the cache's element type (f32 or f16)
+  std::vector<KvCache> kvCaches;              // kern.kv_caches, by layer
 
   /// (layer, tap id) of the module's llm.hidden_tap, or (0, 0) when it has none.
   std::pair<int64_t, int64_t> hiddenTap() const;

@@ -14,6 +14,7 @@
 
 #include "codegen/emit/CppNames.h"
 #include "dialects/common/ValueNames.h"
+#include "dialects/kern/IR/KernelCatalogue.h"
 
 #include "mlir/IR/Builders.h"
 #include "saguaro/kernels/layouts.h"
@@ -89,6 +90,17 @@ private:
     currentBlock = block;
   }
   Value weight(StringRef name);
+  /// The name of KV argument `arg` of `call`, after the call (kv_store_f32 of `kv_l3`: `kv_l3_k`): its first KV
+  /// argument is K, then V.
+  static std::string kvName(kern::CallOp call, Attribute arg) {
+    size_t nth = 0;
+    for (Attribute a : call.getArgs()) {
+      if (a == arg)
+        break;
+      nth += isa<kern::KvAttr>(a);
+    }
+    return kvVariable(names::valueOf(call.getLoc()), nth);
+  }
   FailureOr<Value> argument(kern::CallOp call, Attribute arg, ValueRange buffers);
   /// The call's template arguments as C++: a stored layout becomes the kernels' constant for it (layouts.h).
   ArrayAttr templateArguments(kern::CallOp call) {
@@ -113,6 +125,7 @@ private:
   DenseMap<Value, Value> pointers;        // kern.alloc -> arena pointer
   llvm::StringMap<Value> weightPointers;  // weight name -> pointer
   DenseMap<int64_t, Value> kvPointers;    // float offset -> pointer
+  DenseMap<int64_t, std::string> kvNames; // float offset -> the name the kv_store_f32 into it gives
 };
 
 Value EntryEmitter::weight(StringRef name) {
@@ -145,14 +158,8 @@ FailureOr<Value> EntryEmitter::argument(kern::CallOp call, Attribute arg, ValueR
   if (auto k = dyn_cast<kern::KvAttr>(arg)) {
     Value &ptr = kvPointers[k.getOffset()];
     if (!ptr) {
-      // Named after the call that first reads it (kv_store_f32 of `kv_l3`): its first KV argument is K, then V.
-      size_t nth = 0;
-      for (Attribute a : call.getArgs()) {
-        if (a == arg)
-          break;
-        nth += isa<kern::KvAttr>(a);
-      }
-      ptr = offsetPointer(kvVariable(names::valueOf(call.getLoc()), nth), kv, k.getOffset());
+      auto stored = kvNames.find(k.getOffset());
+      ptr = offsetPointer(stored != kvNames.end() ? stored->second : kvName(call, arg), kv, k.getOffset());
     }
     return ptr;
   }
@@ -213,6 +220,14 @@ LogicalResult EntryEmitter::run(StringRef kind) {
     params["all_logits"] = literal(t.i1, b.getBoolAttr(false));
   }
 
+  // A cache's pointers are named after the store into it (the attention ops that read the cache come first), or
+  // after the first call that reads it where the entry stores nothing into it.
+  fn.walk([&](kern::CallOp call) {
+    if (call.getCallee() == kern::kKvStoreF32.name)
+      for (Attribute arg : call.getArgs())
+        if (auto k = dyn_cast<kern::KvAttr>(arg))
+          kvNames.try_emplace(k.getOffset(), kvName(call, arg));
+  });
   for (Operation &op : fn.getBody().front()) {
     blockComment(op);
     if (auto alloc = dyn_cast<kern::AllocOp>(op)) {

@@ -94,6 +94,20 @@ llvm::json::Array taps(const ModuleFacts &facts) {
   }
   return taps;
 }
+/// The KV caches, one per layer that computes K/V: its positions (max_seq, or a sliding layer's window) and bytes
+/// (K and V); kv_cache_bytes is their sum.
+llvm::json::Array kvCaches(const ModuleFacts &facts) {
+  int64_t elementBytes = facts.kvType == "f16" ? 2 : 4;
+  llvm::json::Array caches;
+  for (const KvCache &c : facts.kvCaches)
+    caches.push_back(llvm::json::Object{{"layer", c.layer},
+                                        {"window", c.window},
+                                        {"positions", c.positions},
+                                        {"kv_heads", c.kvHeads},
+                                        {"head_dim", c.headDim},
+                                        {"bytes", 2 * c.positions * c.kvHeads * c.headDim * elementBytes}});
+  return caches;
+}
 } // namespace
 
 llvm::json::Value bundle::manifest(ModuleOp m, const ModuleFacts &facts, const BundleInputs &in,
@@ -132,6 +146,7 @@ llvm::json::Value bundle::manifest(ModuleOp m, const ModuleFacts &facts, const B
       {"memory", llvm::json::Object{{"arena_bytes", arena},
                                     {"kv_cache_bytes", kv},
                                     {"kv_cache", facts.kvType},
+                                    {"kv_caches", kvCaches(facts)},
                                     {"weights_blob_bytes", static_cast<int64_t>(blob.file_bytes)},
                                     {"resident_bytes", resident},
                                     {"mapped_bytes", mapped},

@@ -65,5 +65,10 @@ ModuleFacts ModuleFacts::of(ModuleOp m) {
   f.kvBytes = integer("kern.kv_bytes");
   if (auto kv = m->getAttrOfType<StringAttr>("kern.kv_type"))
     f.kvType = kv.getValue().str();
+  if (auto list = m->getAttrOfType<ArrayAttr>("kern.kv_caches"))
+    for (auto d : list.getAsRange<DictionaryAttr>()) {
+      auto field = [&](llvm::StringRef name) { return d.getAs<IntegerAttr>(name).getInt(); };
+      f.kvCaches.push_back({field("layer"), field("kv_heads"), field("head_dim"), field("window"), field("positions")});
+    }
   return f;
 }

@@ -32,6 +32,7 @@
 #include "process_stats.h"
 #include "saguaro/blob.h"
 #include "saguaro/kernels/cpu_features.h"
+#include "saguaro/kernels/kv_layout.h"
 
 namespace saguaro {
 namespace {
@@ -271,8 +272,12 @@ int fail(const std::string& msg) {
 }  // namespace
 
 double kv_bytes_per_decode_step(const ModelSpec& spec, int32_t first_pos, int32_t steps) {
-  // One position's K and V rows in one layer: every layer caches max_seq positions of the same width.
-  const double row = static_cast<double>(spec.kv_bytes) / (static_cast<double>(spec.n_layers) * spec.max_seq);
+  // One position's K and V rows in one layer: every layer caches positions of the same width, max_seq of them or a
+  // ring of its window (kv_layout.h).
+  double positions = 0;
+  for (int32_t l = 0; l < spec.n_layers; ++l)
+    positions += static_cast<double>(kernels::kv_cache_positions(spec.windows ? spec.windows[l] : 0, spec.max_seq));
+  const double row = static_cast<double>(spec.kv_bytes) / positions;
   double total = 0;
   for (int32_t i = 0; i < steps; ++i) {
     const int32_t seen = first_pos + i + 1;

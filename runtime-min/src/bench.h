@@ -11,7 +11,8 @@ namespace saguaro {
 
 /// KV-cache bytes one decode step reads on average over `steps` steps at positions first_pos, first_pos + 1, …:
 /// at position p every layer's attention reads the K and V rows of the p + 1 positions it sees, or of its sliding
-/// window (spec.windows).
+/// window (spec.windows). A position's rows take kv_bytes over the positions the layers' caches keep: exact when every
+/// layer owns a cache of one width; Gemma 4's KV-shared layers and per-type head dims make it an estimate.
 double kv_bytes_per_decode_step(const ModelSpec& spec, int32_t first_pos, int32_t steps);
 
 /// The bench's prompt length unless told otherwise (--prompt-tokens).

@@ -4,10 +4,13 @@ by Saguaro give the logits of the independent float64 numpy reference (test/refe
 
 - `full` (every feature at once: per-layer embeddings, KV-shared layers, attention_k_eq_v, double-wide MLPs,
   proportional RoPE, two head dims, layer_scalar, final soft-cap) and `plain`, as Gemma4ForCausalLM in float32:
-  a whole prefill, and token by token (--prefill-chunk 1: the prefill entry of one row, whose kernel calls are
-  checked to be the decode entry's, call for call). `full` also with a binary16 KV cache against a reference that
+  a whole prefill (one call of 24 rows, three times the window), token by token (--prefill-chunk 1: the prefill
+  entry of one row, whose kernel calls are checked to be the decode entry's, call for call) and in calls of 5 rows
+  (across the window boundary and the end of the sliding layers' ring of 8 positions); the last two equal the whole
+  prefill bit for bit. `full` also with a binary16 KV cache against a reference that
   rounds K and V the same way, within 5e-3: a value within a float32 rounding of a binary16 tie rounds the other
-  way (over six seeds up to 1.4e-3, where the binary16 cache itself moves the logits by 3e-3 to 4e-2).
+  way (over six seeds up to 1.4e-3, where the binary16 cache itself moves the logits by 3e-3 to 4e-2), and in calls
+  of 5 rows bit for bit as in one.
 - `full` as Gemma4ForConditionalGeneration (nested text_config, model.language_model., bfloat16, two shards with an
   index, the shared layers' unread K/V and stub towers present): within 1e-3 of the reference, bit-identical to the
   same bfloat16 weights saved as Gemma4ForCausalLM, and the compile says in one line each that the towers are left
@@ -15,7 +18,8 @@ by Saguaro give the logits of the independent float64 numpy reference (test/refe
 - `saguaro synth` of the full model's config writes every tensor the importer reads: it compiles, and its logits
   are the reference's.
 - x86-avx2 (and x86-avx512vnni where the CPU has it) against generic within the ISA tolerance the other logits
-  tests use, 1e-4 of the logits' scale (docs/internals.md, "x86 AVX2 kernels"), and against the reference.
+  tests use, 1e-4 of the logits' scale (docs/internals.md, "x86 AVX2 kernels"), and against the reference; `full`
+  also in calls of 5 rows.
 """
 import os
 import re
@@ -26,6 +30,7 @@ import common
 import compare_logits
 
 TOKENS = 24      # the tiny models' sliding window is 8
+CHUNK = 5        # prefill rows per call in the chunked runs: calls straddle the window and the ring's end
 ATOL = 1e-3      # against the float64 reference
 ATOL_KV_F16 = 5e-3  # against the reference that rounds K and V to binary16 too
 ISA_RTOL = 1e-4  # ISA against generic, of the logits' scale
@@ -76,8 +81,16 @@ def main():
         tokenwise, _ = logits(name, f"{name}-tokenwise", "--target", "generic", "--prefill-chunk", "1")
         check_decode_is_prefill_of_one_row(os.path.join(w, f"{name}-tokenwise", "model.cpp"))
         check(f"{name}, token by token", tokenwise, refs[name, "f32"], rtol_scale=0, atol=ATOL)
+        # Chunks of 5 rows: their calls straddle the window of 8 and the end of the sliding layers' ring of 8
+        # (positions 5-9, 10-14, ...). A position's logits do not depend on how the sequence is cut into calls.
+        chunked, _ = logits(name, f"{name}-chunk5", "--target", "generic", "--prefill-chunk", str(CHUNK))
+        check(f"{name}, prefill in chunks of {CHUNK}", chunked, refs[name, "f32"], rtol_scale=0, atol=ATOL)
+        same_bits(f"{name}: token by token and chunks of {CHUNK}", [tokenwise, chunked], generic[name])
     f16, _ = logits("full", "full-kv-f16", "--target", "generic", kv="f16")
     check("full, binary16 KV cache", f16, refs["full", "f16"], rtol_scale=0, atol=ATOL_KV_F16)
+    f16_chunked, _ = logits("full", "full-kv-f16-chunk5", "--target", "generic", "--prefill-chunk", str(CHUNK),
+                            kv="f16")
+    same_bits(f"full, binary16 KV cache: chunks of {CHUNK}", [f16_chunked], f16)
 
     conditional, log = logits("full-conditional", "full-conditional", "--target", "generic")
     check("Gemma4ForConditionalGeneration (bf16, 2 shards)", conditional, refs["full-conditional", "f32"],
@@ -113,8 +126,18 @@ def main():
             ours, _ = logits(name, f"{name}-{target}", "--target", target)
             check(f"{name}, {target} against generic", ours, generic[name], rtol_scale=ISA_RTOL)
             check(f"{name}, {target} against the reference", ours, refs[name, "f32"], rtol_scale=0, atol=ATOL)
+        ours, _ = logits("full", f"full-{target}-chunk5", "--target", target, "--prefill-chunk", str(CHUNK))
+        check(f"full, {target}, chunks of {CHUNK}, against generic", ours, generic["full"], rtol_scale=ISA_RTOL)
     for target in {"x86-avx2", "x86-avx512vnni"} - set(targets):
         print(f"{target}: not run (this CPU lacks its extensions)")
+
+
+def same_bits(what, paths, want):
+    """Fails unless the logits in every npy of `paths` equal those in `want` bit for bit."""
+    for path in paths:
+        if not np.array_equal(np.load(path), np.load(want)):
+            raise SystemExit(f"FAIL: {what}: {path} differs from {want}")
+    print(f"{what}: the whole prefill's logits bit for bit")
 
 
 def kernel_calls(source, entry):

@@ -3,8 +3,9 @@
 
 // Each value is located at the C++ name the bundle writer gives it: the arguments by their role in the model ABI,
 // a buffer by the value its kern.alloc is located at, a weight pointer by the tensor's name without `model.` and
-// `.weight`, a KV pointer by the call that first reads it (its first KV argument K, the second V). A comment starts
-// each run of kern ops located in one block.
+// `.weight`, a KV pointer by the kv_store call that fills it (its first KV argument K, the second V), even where an
+// attention reads the cache first, or without a store by the call that first reads it. A comment starts each run of
+// kern ops located in one block.
 // CHECK-LABEL: emitc.func @saguaro_model_decode(
 // CHECK-SAME: loc("state"), %{{[^:]+}}: i32 loc("token"), %{{[^:]+}}: i32 loc("pos0"), %{{[^:]+}}: !emitc.ptr<f32> loc("logits"))
 // CHECK:      emitc.call_opaque "arena_of"{{.*}} loc("arena")
@@ -24,9 +25,9 @@
 // CHECK-NEXT: emitc.add {{.*}} loc("kv_l0_k")
 // CHECK-NEXT: emitc.literal "64"
 // CHECK-NEXT: emitc.add {{.*}} loc("kv_l0_v")
-// CHECK-NEXT: emitc.call_opaque "saguaro::kernels::kv_store_f32"
 // CHECK-NOT:  emitc.verbatim
 // CHECK:      emitc.call_opaque "saguaro::kernels::attention_f32"
+// CHECK-NEXT: emitc.call_opaque "saguaro::kernels::kv_store_f32"
 // CHECK-NEXT: emitc.verbatim "// output"
 // CHECK:      emitc.call_opaque "weight_of"{{.*}} loc("w_lm_head")
 // CHECK-NEXT: emitc.call_opaque "saguaro::kernels::logits_f32"
@@ -43,8 +44,8 @@ module attributes {kern.arena_bytes = 128 : i64, kern.kv_bytes = 512 : i64} {
     kern.call %0 : memref<1x8xf32> {args = [#kern.param<"rows">, #kern.param<"tokens">, #kern.weight<"model.embed_tokens.weight">, 1.000000e+00 : f32, 0 : index], callee = "embed_f32", template_args = [8]} loc("x_residual"("embedding"))
     %1 = kern.alloc {offset = 64 : i64} : memref<1x8xf32> loc("x_l0_attn_norm"("layer 0: attention"))
     kern.call %0, %1 : memref<1x8xf32>, memref<1x8xf32> {args = [#kern.param<"rows">, 0 : index, #kern.weight<"model.layers.0.input_layernorm.weight">, 1.0e-05 : f32, 1 : index], callee = "rmsnorm_f32", template_args = [8, false]} loc("x_l0_attn_norm"("layer 0: attention"))
+    kern.call %1 : memref<1x8xf32> {args = [#kern.param<"rows">, #kern.param<"pos0">, 0 : index, 0 : index, 0 : index, #kern.kv<0>, #kern.kv<64>, 0.0 : f32, 0.0 : f32, 0 : index, 0 : index], callee = "attention_f32", template_args = [2, 2, 4, 8, 0, true]} loc("x_l0_attn"("layer 0: attention"))
     kern.call %1, %1 : memref<1x8xf32>, memref<1x8xf32> {args = [#kern.param<"rows">, #kern.param<"pos0">, 0 : index, 1 : index, #kern.kv<0>, #kern.kv<64>], callee = "kv_store_f32", template_args = [2, 4, 8]} loc("kv_l0"("layer 0: attention"))
-    kern.call %1 : memref<1x8xf32> {args = [#kern.param<"rows">, #kern.param<"pos0">, 0 : index, #kern.kv<0>, #kern.kv<64>, 0.0 : f32, 0.0 : f32, 0 : index, 0 : index], callee = "attention_f32", template_args = [2, 2, 4, 8, 0, true]} loc("x_l0_attn"("layer 0: attention"))
     kern.call %1 : memref<1x8xf32> {args = [#kern.param<"rows">, #kern.param<"all_logits">, 0 : index, #kern.weight<"lm_head.weight">, #kern.param<"logits">], callee = "logits_f32", template_args = [8, 32]} loc("logits"("output"))
     return
   }

@@ -29,10 +29,10 @@
 // CHECK-NEXT: %[[KPTR:.*]] = emitc.add %[[KV]], %[[K0]] : (!emitc.ptr<f32>, i64) -> !emitc.ptr<f32>
 // CHECK-NEXT: %[[V0:.*]] = emitc.literal "64" : i64
 // CHECK-NEXT: %[[VPTR:.*]] = emitc.add %[[KV]], %[[V0]] : (!emitc.ptr<f32>, i64) -> !emitc.ptr<f32>
-// CHECK-NEXT: emitc.call_opaque "saguaro::kernels::kv_store_f32"(%[[N]], %[[POS]], %[[B1]], %[[B1]], %[[KPTR]], %[[VPTR]]) {{.*}}template_args = [2, 4, 8]}
 // CHECK-NEXT: %[[SC:.*]] = emitc.literal "0.0f" : f32
 // CHECK-NEXT: %[[CAP:.*]] = emitc.literal "0.0f" : f32
-// CHECK-NEXT: emitc.call_opaque "saguaro::kernels::attention_f32"(%[[N]], %[[POS]], %[[B1]], %[[KPTR]], %[[VPTR]], %[[SC]], %[[CAP]], %[[B1]], %[[B1]]) {{.*}}template_args = [2, 2, 4, 8, 0, true]}
+// CHECK-NEXT: emitc.call_opaque "saguaro::kernels::attention_f32"(%[[N]], %[[POS]], %[[B1]], %[[B1]], %[[B1]], %[[KPTR]], %[[VPTR]], %[[SC]], %[[CAP]], %[[B1]], %[[B1]]) {{.*}}template_args = [2, 2, 4, 8, 0, true]}
+// CHECK-NEXT: emitc.call_opaque "saguaro::kernels::kv_store_f32"(%[[N]], %[[POS]], %[[B1]], %[[B1]], %[[KPTR]], %[[VPTR]]) {{.*}}template_args = [2, 4, 8]}
 // CHECK-NEXT: emitc.call_opaque "saguaro::kernels::logits_f32"(%[[N]], %[[ALL]], %[[B1]], %[[WTOK]], %[[LOGITS]]) {{.*}}template_args = [8, 32]}
 // CHECK-NEXT: %[[SOFTCAP:.*]] = emitc.literal "30.0f" : f32
 // CHECK-NEXT: emitc.call_opaque "saguaro::kernels::softcap_f32"(%[[LROWS]], %[[LOGITS]], %[[SOFTCAP]]) {args = [0 : index, 1 : index, 2 : index], template_args = [32]} : (i32, !emitc.ptr<f32>, f32) -> ()
@@ -75,8 +75,8 @@
 // CPP-NEXT:  saguaro::kernels::rmsnorm_f32<8, false>([[N]], [[B0]], [[WNORM]], 9.99999975e-06f, [[B1]]);
 // CPP-NEXT:  float* [[K:v[0-9]+]] = [[KV]] + 0;
 // CPP-NEXT:  float* [[V:v[0-9]+]] = [[KV]] + 64;
+// CPP-NEXT:  saguaro::kernels::attention_f32<2, 2, 4, 8, 0, true>([[N]], [[POS]], [[B1]], [[B1]], [[B1]], [[K]], [[V]], 0.0f, 0.0f, [[B1]], [[B1]]);
 // CPP-NEXT:  saguaro::kernels::kv_store_f32<2, 4, 8>([[N]], [[POS]], [[B1]], [[B1]], [[K]], [[V]]);
-// CPP-NEXT:  saguaro::kernels::attention_f32<2, 2, 4, 8, 0, true>([[N]], [[POS]], [[B1]], [[K]], [[V]], 0.0f, 0.0f, [[B1]], [[B1]]);
 // CPP-NEXT:  saguaro::kernels::logits_f32<8, 32>([[N]], [[ALL]], [[B1]], [[WTOK]], [[LOGITS]]);
 // CPP-NEXT:  saguaro::kernels::softcap_f32<32>([[LROWS]], [[LOGITS]], 30.0f);
 // CPP-NEXT:  return;
@@ -93,8 +93,8 @@ module attributes {kern.arena_bytes = 256 : i64, kern.kv_bytes = 512 : i64} {
     %1 = kern.alloc {offset = 128 : i64} : memref<4x8xf32>
     kern.call %0 : memref<4x8xf32> {args = [#kern.param<"rows">, #kern.param<"tokens">, #kern.weight<"tok">, 1.000000e+00 : f32, 0 : index], callee = "embed_f32", template_args = [8]}
     kern.call %0, %1 : memref<4x8xf32>, memref<4x8xf32> {args = [#kern.param<"rows">, 0 : index, #kern.weight<"norm">, 1.0e-05 : f32, 1 : index], callee = "rmsnorm_f32", template_args = [8, false]}
+    kern.call %1 : memref<4x8xf32> {args = [#kern.param<"rows">, #kern.param<"pos0">, 0 : index, 0 : index, 0 : index, #kern.kv<0>, #kern.kv<64>, 0.0 : f32, 0.0 : f32, 0 : index, 0 : index], callee = "attention_f32", template_args = [2, 2, 4, 8, 0, true]}
     kern.call %1, %1 : memref<4x8xf32>, memref<4x8xf32> {args = [#kern.param<"rows">, #kern.param<"pos0">, 0 : index, 1 : index, #kern.kv<0>, #kern.kv<64>], callee = "kv_store_f32", template_args = [2, 4, 8]}
-    kern.call %1 : memref<4x8xf32> {args = [#kern.param<"rows">, #kern.param<"pos0">, 0 : index, #kern.kv<0>, #kern.kv<64>, 0.0 : f32, 0.0 : f32, 0 : index, 0 : index], callee = "attention_f32", template_args = [2, 2, 4, 8, 0, true]}
     kern.call %1 : memref<4x8xf32> {args = [#kern.param<"rows">, #kern.param<"all_logits">, 0 : index, #kern.weight<"tok">, #kern.param<"logits">], callee = "logits_f32", template_args = [8, 32]}
     kern.call {args = [#kern.param<"logit_rows">, #kern.param<"logits">, 3.000000e+01 : f32], callee = "softcap_f32", template_args = [32]}
     return

@@ -195,6 +195,74 @@ module attributes {llm.max_seq = 8 : i64} {
 
 // -----
 
+// Every attention op of one layer must agree on the window, which sizes its cache (a ring of the window).
+module attributes {llm.max_seq = 8 : i64} {
+  func.func @prefill(%tokens: tensor<2xi32>) -> tensor<2x16xf32> attributes {llm.entry = "prefill"} {
+    %q = llm.embed %tokens {table = #llm.weight<"q">} : tensor<2xi32> -> tensor<2x8xf32>
+    %k = llm.embed %tokens {table = #llm.weight<"k">} : tensor<2xi32> -> tensor<2x4xf32>
+    %a = llm.attention %q, %k, %k {layer = 0 : i64, heads = 2 : i64, kv_heads = 1 : i64, head_dim = 4 : i64, window = 4 : i64, scale = 1.0 : f32, softcap = 0.0 : f32} : tensor<2x8xf32>, tensor<2x4xf32>
+    %l = llm.logits %a {weight = #llm.weight<"out">} : tensor<2x8xf32> -> tensor<2x16xf32>
+    return %l : tensor<2x16xf32>
+  }
+  func.func @decode(%tokens: tensor<1xi32>) -> tensor<1x16xf32> attributes {llm.entry = "decode"} {
+    %q = llm.embed %tokens {table = #llm.weight<"q">} : tensor<1xi32> -> tensor<1x8xf32>
+    %k = llm.embed %tokens {table = #llm.weight<"k">} : tensor<1xi32> -> tensor<1x4xf32>
+    // expected-error @+1 {{'llm.attention' op layer 0 has window 0 here but 4 elsewhere}}
+    %a = llm.attention %q, %k, %k {layer = 0 : i64, heads = 2 : i64, kv_heads = 1 : i64, head_dim = 4 : i64, window = 0 : i64, scale = 1.0 : f32, softcap = 0.0 : f32} : tensor<1x8xf32>, tensor<1x4xf32>
+    %l = llm.logits %a {weight = #llm.weight<"out">} : tensor<1x8xf32> -> tensor<1x16xf32>
+    return %l : tensor<1x16xf32>
+  }
+}
+
+// -----
+
+// A layer reading another's cache may not see further back than that cache keeps: layer 0's window of 4 makes
+// its cache a ring of 4 positions (max_seq 8), and layer 1 attends over all 8.
+module attributes {llm.max_seq = 8 : i64} {
+  func.func @decode(%tokens: tensor<1xi32>) -> tensor<1x16xf32> attributes {llm.entry = "decode"} {
+    %q = llm.embed %tokens {table = #llm.weight<"q">} : tensor<1xi32> -> tensor<1x8xf32>
+    %k = llm.embed %tokens {table = #llm.weight<"k">} : tensor<1xi32> -> tensor<1x4xf32>
+    %a = llm.attention %q, %k, %k {layer = 0 : i64, heads = 2 : i64, kv_heads = 1 : i64, head_dim = 4 : i64, window = 4 : i64, scale = 1.0 : f32, softcap = 0.0 : f32} : tensor<1x8xf32>, tensor<1x4xf32>
+    // expected-error @+1 {{'llm.attention' op attends over 8 positions, but the cache of layer 0 keeps only the last 4}}
+    %b = llm.attention %a {layer = 1 : i64, kv_layer = 0 : i64, heads = 2 : i64, kv_heads = 1 : i64, head_dim = 4 : i64, window = 0 : i64, scale = 1.0 : f32, softcap = 0.0 : f32} : tensor<1x8xf32>
+    %l = llm.logits %b {weight = #llm.weight<"out">} : tensor<1x8xf32> -> tensor<1x16xf32>
+    return %l : tensor<1x16xf32>
+  }
+}
+
+// -----
+
+// A layer reading another's cache reads the call's own positions from the K/V that layer computed in the same
+// entry, so that layer's attention must come first.
+module attributes {llm.max_seq = 8 : i64} {
+  func.func @decode(%tokens: tensor<1xi32>) -> tensor<1x16xf32> attributes {llm.entry = "decode"} {
+    %q = llm.embed %tokens {table = #llm.weight<"q">} : tensor<1xi32> -> tensor<1x8xf32>
+    %k = llm.embed %tokens {table = #llm.weight<"k">} : tensor<1xi32> -> tensor<1x4xf32>
+    // expected-error @+1 {{'llm.attention' op reads the K/V of layer 0, which no earlier attention op of this entry computes}}
+    %a = llm.attention %q {layer = 1 : i64, kv_layer = 0 : i64, heads = 2 : i64, kv_heads = 1 : i64, head_dim = 4 : i64, window = 0 : i64, scale = 1.0 : f32, softcap = 0.0 : f32} : tensor<1x8xf32>
+    %b = llm.attention %a, %k, %k {layer = 0 : i64, heads = 2 : i64, kv_heads = 1 : i64, head_dim = 4 : i64, window = 0 : i64, scale = 1.0 : f32, softcap = 0.0 : f32} : tensor<1x8xf32>, tensor<1x4xf32>
+    %l = llm.logits %b {weight = #llm.weight<"out">} : tensor<1x8xf32> -> tensor<1x16xf32>
+    return %l : tensor<1x16xf32>
+  }
+}
+
+// -----
+
+// One entry computes a layer's K/V once: its store comes after the last attention that reads them.
+module attributes {llm.max_seq = 8 : i64} {
+  func.func @decode(%tokens: tensor<1xi32>) -> tensor<1x16xf32> attributes {llm.entry = "decode"} {
+    %q = llm.embed %tokens {table = #llm.weight<"q">} : tensor<1xi32> -> tensor<1x8xf32>
+    %k = llm.embed %tokens {table = #llm.weight<"k">} : tensor<1xi32> -> tensor<1x4xf32>
+    %a = llm.attention %q, %k, %k {layer = 0 : i64, heads = 2 : i64, kv_heads = 1 : i64, head_dim = 4 : i64, window = 0 : i64, scale = 1.0 : f32, softcap = 0.0 : f32} : tensor<1x8xf32>, tensor<1x4xf32>
+    // expected-error @+1 {{'llm.attention' op computes the K/V of layer 0 a second time in this entry}}
+    %b = llm.attention %a, %k, %k {layer = 0 : i64, heads = 2 : i64, kv_heads = 1 : i64, head_dim = 4 : i64, window = 0 : i64, scale = 1.0 : f32, softcap = 0.0 : f32} : tensor<1x8xf32>, tensor<1x4xf32>
+    %l = llm.logits %b {weight = #llm.weight<"out">} : tensor<1x8xf32> -> tensor<1x16xf32>
+    return %l : tensor<1x16xf32>
+  }
+}
+
+// -----
+
 // A scale overwrites its operand, so nothing may read the operand after it.
 module attributes {llm.max_seq = 8 : i64} {
   func.func @decode(%tokens: tensor<1xi32>) -> tensor<1x16xf32> attributes {llm.entry = "decode"} {

@@ -2,14 +2,15 @@
 // RUN: saguaro-opt %s --split-input-file --llm-lower-to-kern | saguaro-opt --split-input-file | FileCheck %s
 // RUN: saguaro-opt %s --split-input-file --llm-lower-to-kern=kv-cache=f16 | FileCheck %s --check-prefix=F16
 
-// A two-layer decode entry lowering every op kind; max_seq = 16, so layer 0 (kv width 4)
-// takes K at 0 and V at 64 floats, layer 1 (kv width 8) K at 128 and V at 256, 384 floats.
+// A two-layer decode entry lowering every op kind; max_seq = 16, so layer 0 (kv width 4, full attention) keeps
+// 16 positions, K at 0 and V at 64 floats, and layer 1 (kv width 8, window 4) a ring of 4 positions, K at 128 and
+// V at 160, 192 floats. Attention reads the call's own K/V from their buffers, and the store follows it.
 // With kv-cache=f16 the offsets (in cache elements) stay and the cache takes half the bytes.
-// F16-LABEL: module attributes {kern.kv_bytes = 768 : i64, kern.kv_type = "f16", llm.max_seq = 16 : i64}
-// F16:       #kern.kv<0>, #kern.kv<64>], callee = "kv_store_f32", template_args = [1, 4, 16]}
+// F16-LABEL: module attributes {kern.kv_bytes = 384 : i64, kern.kv_caches = [{head_dim = 4 : i64, kv_heads = 1 : i64, layer = 0 : i64, positions = 16 : i64, window = 0 : i64}, {head_dim = 4 : i64, kv_heads = 2 : i64, layer = 1 : i64, positions = 4 : i64, window = 4 : i64}], kern.kv_type = "f16", llm.max_seq = 16 : i64}
 // F16:       #kern.kv<0>, #kern.kv<64>, 0.000000e+00 : f32, {{.*}} callee = "attention_f32"
-// F16:       #kern.kv<128>, #kern.kv<256>], callee = "kv_store_f32", template_args = [2, 4, 16]}
-// CHECK-LABEL: module attributes {kern.kv_bytes = 1536 : i64, kern.kv_type = "f32", llm.max_seq = 16 : i64}
+// F16:       #kern.kv<0>, #kern.kv<64>], callee = "kv_store_f32", template_args = [1, 4, 16]}
+// F16:       #kern.kv<128>, #kern.kv<160>], callee = "kv_store_f32", template_args = [2, 4, 4]}
+// CHECK-LABEL: module attributes {kern.kv_bytes = 768 : i64, kern.kv_caches = [{head_dim = 4 : i64, kv_heads = 1 : i64, layer = 0 : i64, positions = 16 : i64, window = 0 : i64}, {head_dim = 4 : i64, kv_heads = 2 : i64, layer = 1 : i64, positions = 4 : i64, window = 4 : i64}], kern.kv_type = "f32", llm.max_seq = 16 : i64}
 // CHECK-LABEL: func.func @decode() attributes {llm.entry = "decode"} {
 // CHECK:      %[[H:.*]] = kern.alloc : memref<1x8xf32>
 // CHECK-NEXT: kern.call %[[H]] : memref<1x8xf32> {args = [#kern.param<"rows">, #kern.param<"tokens">, #kern.weight<"tok">, 2.000000e+00 : f32, 0 : index], callee = "embed_f32", template_args = [8]}
@@ -26,11 +27,12 @@
 // CHECK-NEXT: kern.call %[[Q]] : memref<1x8xf32> {args = [#kern.param<"rows">, #kern.param<"pos0">, 0 : index, 1.000000e+04 : f32, 1.000000e+00 : f32], callee = "rope_f32", template_args = [2, 4, 0]}
 // Llama 3 frequency scaling adds its four parameters after pos_scale.
 // CHECK-NEXT: kern.call %[[K]] : memref<1x4xf32> {args = [#kern.param<"rows">, #kern.param<"pos0">, 0 : index, 5.000000e+05 : f32, 8.000000e+00 : f32, 3.200000e+01 : f32, 1.000000e+00 : f32, 4.000000e+00 : f32, 8.192000e+03 : f32], callee = "rope_f32", template_args = [1, 4, 1]}
-// Layer 0: scale 0 divides by sqrt(head_dim), so the last template argument is true.
-// CHECK-NEXT: kern.call %[[K]], %[[V]] : memref<1x4xf32>, memref<1x4xf32> {args = [#kern.param<"rows">, #kern.param<"pos0">, 0 : index, 1 : index, #kern.kv<0>, #kern.kv<64>], callee = "kv_store_f32", template_args = [1, 4, 16]}
-// CHECK-NEXT: %[[SCRATCH0:.*]] = kern.alloc : memref<16xf32>
+// Layer 0: scale 0 divides by sqrt(head_dim), so the last template argument is true. The scratch holds 16 scores
+// and the row's K and V (2 × 4 floats).
+// CHECK-NEXT: %[[SCRATCH0:.*]] = kern.alloc : memref<24xf32>
 // CHECK-NEXT: %[[A:.*]] = kern.alloc : memref<1x8xf32>
-// CHECK-NEXT: kern.call %[[Q]], %[[SCRATCH0]], %[[A]] : memref<1x8xf32>, memref<16xf32>, memref<1x8xf32> {args = [#kern.param<"rows">, #kern.param<"pos0">, 0 : index, #kern.kv<0>, #kern.kv<64>, 0.000000e+00 : f32, 0.000000e+00 : f32, 1 : index, 2 : index, #kern.param<"parallel">], callee = "attention_f32", template_args = [2, 1, 4, 16, 0, true]}
+// CHECK-NEXT: kern.call %[[Q]], %[[K]], %[[V]], %[[SCRATCH0]], %[[A]] : memref<1x8xf32>, memref<1x4xf32>, memref<1x4xf32>, memref<24xf32>, memref<1x8xf32> {args = [#kern.param<"rows">, #kern.param<"pos0">, 0 : index, 1 : index, 2 : index, #kern.kv<0>, #kern.kv<64>, 0.000000e+00 : f32, 0.000000e+00 : f32, 3 : index, 4 : index, #kern.param<"parallel">], callee = "attention_f32", template_args = [2, 1, 4, 16, 0, true]}
+// CHECK-NEXT: kern.call %[[K]], %[[V]] : memref<1x4xf32>, memref<1x4xf32> {args = [#kern.param<"rows">, #kern.param<"pos0">, 0 : index, 1 : index, #kern.kv<0>, #kern.kv<64>], callee = "kv_store_f32", template_args = [1, 4, 16]}
 // CHECK-NEXT: %[[O:.*]] = kern.alloc : memref<1x8xf32>
 // CHECK-NEXT: kern.call %[[A]], %[[O]] : {{.*}} {args = [#kern.param<"rows">, 0 : index, #kern.weight<"l0.wo">, 1 : index, #kern.param<"parallel">], callee = "matmul_f32", template_args = [8, 8]}
 // The fused residual add updates the residual buffer in place; only the normed row is new.
@@ -52,10 +54,11 @@
 // CHECK:      kern.call %[[N3]], %[[Q1:[^ ]*]] : {{.*}} #kern.weight<"l1.wq">
 // CHECK:      kern.call %[[N3]], %[[K1:[^ ]*]] : {{.*}} #kern.weight<"l1.wk">
 // CHECK:      kern.call %[[N3]], %[[V1:[^ ]*]] : {{.*}} #kern.weight<"l1.wv">
-// CHECK-NEXT: kern.call %[[K1]], %[[V1]] : memref<1x8xf32>, memref<1x8xf32> {args = [#kern.param<"rows">, #kern.param<"pos0">, 0 : index, 1 : index, #kern.kv<128>, #kern.kv<256>], callee = "kv_store_f32", template_args = [2, 4, 16]}
-// CHECK-NEXT: %[[SCRATCH1:.*]] = kern.alloc : memref<16xf32>
+// Its cache is a ring of its window (S = 4); the scratch holds 4 scores and the row's K and V (2 × 8 floats).
+// CHECK-NEXT: %[[SCRATCH1:.*]] = kern.alloc : memref<20xf32>
 // CHECK-NEXT: %[[A1:.*]] = kern.alloc : memref<1x8xf32>
-// CHECK-NEXT: kern.call %[[Q1]], %[[SCRATCH1]], %[[A1]] : memref<1x8xf32>, memref<16xf32>, memref<1x8xf32> {args = [#kern.param<"rows">, #kern.param<"pos0">, 0 : index, #kern.kv<128>, #kern.kv<256>, 2.500000e-01 : f32, 5.000000e+01 : f32, 1 : index, 2 : index, #kern.param<"parallel">], callee = "attention_f32", template_args = [2, 2, 4, 16, 4, false]}
+// CHECK-NEXT: kern.call %[[Q1]], %[[K1]], %[[V1]], %[[SCRATCH1]], %[[A1]] : memref<1x8xf32>, memref<1x8xf32>, memref<1x8xf32>, memref<20xf32>, memref<1x8xf32> {args = [#kern.param<"rows">, #kern.param<"pos0">, 0 : index, 1 : index, 2 : index, #kern.kv<128>, #kern.kv<160>, 2.500000e-01 : f32, 5.000000e+01 : f32, 3 : index, 4 : index, #kern.param<"parallel">], callee = "attention_f32", template_args = [2, 2, 4, 4, 4, false]}
+// CHECK-NEXT: kern.call %[[K1]], %[[V1]] : memref<1x8xf32>, memref<1x8xf32> {args = [#kern.param<"rows">, #kern.param<"pos0">, 0 : index, 1 : index, #kern.kv<128>, #kern.kv<160>], callee = "kv_store_f32", template_args = [2, 4, 4]}
 // CHECK-NEXT: kern.call %[[A1]], %[[H]] : memref<1x8xf32>, memref<1x8xf32> {args = [#kern.param<"rows">, 0 : index, 1 : index], callee = "add_f32", template_args = [8]}
 // CHECK-NEXT: %[[F:.*]] = kern.alloc : memref<1x8xf32>
 // CHECK-NEXT: kern.call %[[A1]], %[[F]] : {{.*}} {args = [#kern.param<"rows">, 0 : index, #kern.weight<"final_norm">, 9.99999974E-6 : f32, 1 : index], callee = "rmsnorm_f32", template_args = [8, true]}
@@ -119,7 +122,7 @@ module attributes {llm.max_seq = 32 : i64, cq.quantized = {tok = 16 : i64, w1 = 
 
 // A prefill entry of 4 rows: logits with a softcap add softcap_f32 over the rows of
 // logits actually written; a gelu_tanh MLP passes act 1; functions without llm.entry stay.
-// CHECK-LABEL: module attributes {kern.kv_bytes = 0 : i64, kern.kv_type = "f32", llm.max_seq = 32 : i64}
+// CHECK-LABEL: module attributes {kern.kv_bytes = 0 : i64, kern.kv_caches = [], kern.kv_type = "f32", llm.max_seq = 32 : i64}
 // CHECK-LABEL: func.func @prefill() attributes {llm.entry = "prefill"} {
 // CHECK:      %[[H:.*]] = kern.alloc : memref<4x8xf32>
 // CHECK-NEXT: kern.call %[[H]] : memref<4x8xf32> {args = [#kern.param<"rows">, #kern.param<"tokens">, #kern.weight<"tok">, 1.000000e+00 : f32, 0 : index], callee = "embed_f32", template_args = [8]}
@@ -178,11 +181,11 @@ module attributes {llm.max_seq = 8 : i64} {
 
 // KV offsets follow the layer number, not the order in which the layers appear:
 // layer 0 (width 4) gets 0 and 8*4 = 32, layer 1 (width 2) gets 64 and 64 + 8*2 = 80.
-// CHECK-LABEL: module attributes {kern.kv_bytes = 384 : i64, kern.kv_type = "f32", llm.max_seq = 8 : i64}
+// CHECK-LABEL: module attributes {kern.kv_bytes = 384 : i64, kern.kv_caches = [{{.*}}], kern.kv_type = "f32", llm.max_seq = 8 : i64}
+// CHECK:      args = [#kern.param<"rows">, #kern.param<"pos0">, 0 : index, 1 : index, 2 : index, #kern.kv<64>, #kern.kv<80>, {{.*}}], callee = "attention_f32", template_args = [2, 1, 2, 8, 0, true]
 // CHECK:      callee = "kv_store_f32", template_args = [1, 2, 8]
-// CHECK:      args = [#kern.param<"rows">, #kern.param<"pos0">, 0 : index, #kern.kv<64>, #kern.kv<80>, {{.*}}], callee = "attention_f32", template_args = [2, 1, 2, 8, 0, true]
+// CHECK:      args = [#kern.param<"rows">, #kern.param<"pos0">, 0 : index, 1 : index, 2 : index, #kern.kv<0>, #kern.kv<32>, {{.*}}], callee = "attention_f32", template_args = [1, 1, 4, 8, 0, true]
 // CHECK:      {{.*}} #kern.kv<0>, #kern.kv<32>], callee = "kv_store_f32", template_args = [1, 4, 8]
-// CHECK:      args = [#kern.param<"rows">, #kern.param<"pos0">, 0 : index, #kern.kv<0>, #kern.kv<32>, {{.*}}], callee = "attention_f32", template_args = [1, 1, 4, 8, 0, true]
 module attributes {llm.max_seq = 8 : i64} {
   func.func @layers_out_of_order(%tokens: tensor<1xi32>) -> tensor<1x16xf32> attributes {llm.entry = "decode"} {
     %h = llm.embed %tokens {table = #llm.weight<"e4">} : tensor<1xi32> -> tensor<1x4xf32>
@@ -201,7 +204,7 @@ module attributes {llm.max_seq = 8 : i64} {
 
 // A hidden tap becomes a kern.tap of the residual buffer; prefill and decode share its id, recorded once in
 // kern.taps with its layer and width.
-// CHECK-LABEL: module attributes {kern.kv_bytes = 0 : i64, kern.kv_type = "f32", kern.taps = [{cols = 8 : i64, kind = "hidden", layer = 1 : i64}], llm.max_seq = 8 : i64}
+// CHECK-LABEL: module attributes {kern.kv_bytes = 0 : i64, kern.kv_caches = [], kern.kv_type = "f32", kern.taps = [{cols = 8 : i64, kind = "hidden", layer = 1 : i64}], llm.max_seq = 8 : i64}
 // CHECK-LABEL: func.func @prefill()
 // CHECK:      %[[S:.*]] = kern.alloc : memref<2x8xf32>
 // CHECK:      kern.call %[[S]], %{{.*}} : {{.*}} callee = "add_f32"
@@ -249,20 +252,24 @@ module attributes {llm.max_seq = 8 : i64} {
 // -----
 
 // Gemma 4's structure: layer 1 computes no K/V and attends over layer 0's cache, so only layer 0 has one
-// (kv width 4, max_seq 8: K at 0, V at 32, 256 bytes) and layer 1 stores nothing; partial rotary RoPE passes its
-// pair count (1 of 2), a RoPE of every pair leaves it out; the scales are in place, by a constant or a one-element
-// weight; a column slice copies its columns.
-// CHECK-LABEL: module attributes {kern.kv_bytes = 256 : i64, kern.kv_type = "f32", llm.max_seq = 8 : i64}
+// (kv width 4, max_seq 8: K at 0, V at 32, 256 bytes); layer 1 reads the call's own positions from layer 0's K and
+// V buffers, and layer 0's store follows layer 1's attention, the last that reads the cache. Partial rotary RoPE
+// passes its pair count (1 of 2), a RoPE of every pair leaves it out; the scales are in place, by a constant or a
+// one-element weight; a column slice copies its columns.
+// CHECK-LABEL: module attributes {kern.kv_bytes = 256 : i64, kern.kv_caches = [{head_dim = 4 : i64, kv_heads = 1 : i64, layer = 0 : i64, positions = 8 : i64, window = 0 : i64}], kern.kv_type = "f32", llm.max_seq = 8 : i64}
 // CHECK-LABEL: func.func @decode()
 // CHECK:      %[[Q:.*]] = kern.alloc : memref<1x8xf32>
 // CHECK:      kern.call %[[Q]] : memref<1x8xf32> {args = [#kern.param<"rows">, #kern.param<"pos0">, 0 : index, 1.000000e+06 : f32, 1.000000e+00 : f32], callee = "rope_f32", template_args = [2, 4, 1, 1]}
 // CHECK:      kern.call %[[K:.*]] : memref<1x4xf32> {{.*}} callee = "rope_f32", template_args = [1, 4, 1]}
-// CHECK:      kern.call %[[K]], %{{.*}} {{.*}} #kern.kv<0>, #kern.kv<32>], callee = "kv_store_f32", template_args = [1, 4, 8]}
-// CHECK:      #kern.kv<0>, #kern.kv<32>, 1.000000e+00 : f32, {{.*}} callee = "attention_f32"
+// CHECK:      %[[V:.*]] = kern.alloc : memref<1x4xf32>
+// CHECK-NOT:  kv_store_f32
+// CHECK:      kern.call %[[Q]], %[[K]], %[[V]], {{.*}} #kern.kv<0>, #kern.kv<32>, 1.000000e+00 : f32, {{.*}} callee = "attention_f32"
 // CHECK-NOT:  kv_store_f32
 // CHECK:      %[[A1:.*]] = kern.alloc : memref<1x8xf32>
-// CHECK-NEXT: kern.call %{{.*}}, %{{.*}}, %[[A1]] : {{.*}} #kern.kv<0>, #kern.kv<32>, 1.000000e+00 : f32, {{.*}} callee = "attention_f32", template_args = [2, 1, 4, 8, 0, false]}
-// CHECK-NEXT: kern.call %[[A1]] : memref<1x8xf32> {args = [#kern.param<"rows">, 0 : index, 5.000000e-01 : f32], callee = "scale_f32", template_args = [8]}
+// CHECK-NEXT: kern.call %{{.*}}, %[[K]], %[[V]], %{{.*}}, %[[A1]] : {{.*}} #kern.kv<0>, #kern.kv<32>, 1.000000e+00 : f32, {{.*}} callee = "attention_f32", template_args = [2, 1, 4, 8, 0, false]}
+// CHECK-NEXT: kern.call %[[K]], %[[V]] : {{.*}} #kern.kv<0>, #kern.kv<32>], callee = "kv_store_f32", template_args = [1, 4, 8]}
+// CHECK-NOT:  kv_store_f32
+// CHECK:      kern.call %[[A1]] : memref<1x8xf32> {args = [#kern.param<"rows">, 0 : index, 5.000000e-01 : f32], callee = "scale_f32", template_args = [8]}
 // CHECK-NEXT: kern.call %[[A1]] : memref<1x8xf32> {args = [#kern.param<"rows">, 0 : index, 1.000000e+00 : f32, #kern.weight<"l1.layer_scalar">], callee = "scale_f32", template_args = [8]}
 // CHECK-NEXT: %[[S:.*]] = kern.alloc : memref<1x4xf32>
 // CHECK-NEXT: kern.call %[[A1]], %[[S]] : memref<1x8xf32>, memref<1x4xf32> {args = [#kern.param<"rows">, 0 : index, 1 : index], callee = "column_slice_f32", template_args = [8, 4, 4]}

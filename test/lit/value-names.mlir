@@ -4,7 +4,8 @@
 // The names the graph builder gives (dialects/common/ValueNames.h) reach the generated code through every pass of
 // the compile pipeline: a fused add + norm takes the norm's name and block; the buffers an op needs besides its
 // result are named after it (attention scores, the gate and up products of an MLP, the rotated and int8 copies of
-// an activation a codebook product reads); the K and V caches after the kv_store call of their layer.
+// an activation a codebook product reads); the K and V caches after the kv_store call of their layer, which follows
+// the attention that reads them.
 
 // CHECK-LABEL: emitc.func @saguaro_model_decode(
 // CHECK:      emitc.verbatim "// embedding"
@@ -17,11 +18,12 @@
 // CHECK:      loc("w_layers_0_self_attn_q_proj")
 // CHECK:      emitc.add {{.*}} loc("x_l0_k")
 // CHECK:      emitc.add {{.*}} loc("x_l0_v")
-// CHECK:      emitc.add {{.*}} loc("kv_l0_k")
-// CHECK:      emitc.add {{.*}} loc("kv_l0_v")
-// CHECK:      emitc.call_opaque "saguaro::kernels::kv_store_f32"
 // CHECK:      emitc.add {{.*}} loc("x_l0_attn_scores")
 // CHECK:      emitc.add {{.*}} loc("x_l0_attn")
+// CHECK:      emitc.add {{.*}} loc("kv_l0_k")
+// CHECK:      emitc.add {{.*}} loc("kv_l0_v")
+// CHECK:      emitc.call_opaque "saguaro::kernels::attention_f32"
+// CHECK-NEXT: emitc.call_opaque "saguaro::kernels::kv_store_f32"
 // CHECK:      emitc.add {{.*}} loc("x_l0_attn_out")
 // CHECK:      emitc.verbatim "// layer 0: mlp"
 // CHECK:      emitc.add {{.*}} loc("x_l0_mlp_norm")

@@ -14,6 +14,7 @@
 #include "dialects/cq/Transforms/Passes.h"
 #include "dialects/common/ValueNames.h"
 #include "dialects/kern/IR/KernelCatalogue.h"
+#include "saguaro/kernels/kv_layout.h"
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -30,16 +31,23 @@ using namespace saguaro;
 using namespace saguaro::llm;
 
 namespace {
-/// Float offsets of each layer's K and V caches, assigned in layer order.
+/// The KV caches: one per layer whose attention computes K/V, of kv_cache_positions(window, max_seq) positions
+/// (saguaro/kernels/kv_layout.h: a ring of the window for a sliding layer), placed in layer order.
 struct KvLayout {
-  std::map<int64_t, int64_t> kvDim; // layer -> kv_heads * head_dim
-  std::map<int64_t, int64_t> offset; // layer -> first element of its K cache (V follows)
+  struct Cache {
+    int64_t kvHeads, headDim, window;
+    int64_t positions = 0; // S: the cache's slots
+    int64_t offset = 0;    // first element of its K cache; V follows
+    int64_t width() const { return kvHeads * headDim; }
+  };
+  std::map<int64_t, Cache> caches; // by layer
   int64_t totalElements = 0;
 
   void finalize(int64_t maxSeq) {
-    for (auto [layer, dim] : kvDim) {
-      offset[layer] = totalElements;
-      totalElements += 2 * maxSeq * dim;
+    for (auto &[layer, c] : caches) {
+      c.positions = kernels::kv_cache_positions(c.window, maxSeq);
+      c.offset = totalElements;
+      totalElements += 2 * c.positions * c.width();
     }
   }
 };
@@ -155,6 +163,10 @@ private:
   DenseMap<Value, Value> buffers;
   DenseMap<Value, Value> rotations;
   DenseMap<Value, Value> quantizations;
+  /// Per cache layer: the last attention op of the entry that reads it (the chunk's store follows it), and the K
+  /// and V buffers of the chunk, which the layer's own attention and the layers sharing its KV read.
+  std::map<int64_t, Operation *> lastReader;
+  std::map<int64_t, std::pair<Value, Value>> chunkKv;
   bool int8Activations;
   DictionaryAttr weightBits; // the module's cq.quantized: weight name -> bits
   Value logits;
@@ -225,33 +237,49 @@ LogicalResult FunctionLowering::lower(Operation *op) {
         return success();
       })
       .Case([&](AttentionOp a) -> LogicalResult {
-        int64_t kvDim = a.getKvHeads() * a.getHeadDim();
-        auto cache = kv.offset.find(a.getCacheLayer());
-        if (cache == kv.offset.end())
-          return a.emitOpError() << "reads the KV cache of layer " << a.getCacheLayer()
+        int64_t layer = a.getCacheLayer();
+        auto found = kv.caches.find(layer);
+        if (found == kv.caches.end())
+          return a.emitOpError() << "reads the KV cache of layer " << layer
                                  << ", which no attention op with k and v fills";
-        if (kv.kvDim.at(a.getCacheLayer()) != kvDim)
-          return a.emitOpError() << "reads the cache of layer " << a.getCacheLayer() << " with kv width " << kvDim
-                                 << ", but that cache has " << kv.kvDim.at(a.getCacheLayer());
-        int64_t kOffset = cache->second, vOffset = kOffset + maxSeq * kvDim;
-        // Caches are head-major, [kv_heads][max_seq][head_dim] (generic/attention.h). An op without k and v reads
-        // the cache an earlier op filled at these positions.
-        // Named after the cache it fills: kern-lower-to-emitc calls its K and V pointers kv_l3_k and kv_l3_v.
-        if (a.getK())
-          call(names::renamed(loc, "kv_l" + Twine(a.getLayer())), kern::kKvStoreF32,
-               {a.getKvHeadsAttr(), a.getHeadDimAttr(), i64(maxSeq)},
-               {buffers.lookup(a.getK()), buffers.lookup(a.getV())},
-               {rows, pos0, buffer(0), buffer(1), kvAt(kOffset), kvAt(vOffset)});
-        Value scratch = alloc(names::derived(loc, "scores"), {maxSeq});
+        const KvLayout::Cache &cache = found->second;
+        if (cache.width() != a.getKvHeads() * a.getHeadDim())
+          return a.emitOpError() << "reads the cache of layer " << layer << " with kv width "
+                                 << a.getKvHeads() * a.getHeadDim() << ", but that cache has " << cache.width();
+        if (kernels::kv_cache_positions(a.getWindow(), maxSeq) > cache.positions)
+          return a.emitOpError() << "attends over " << kernels::kv_cache_positions(a.getWindow(), maxSeq)
+                                 << " positions, but the cache of layer " << layer << " keeps only the last "
+                                 << cache.positions;
+        if (a.getK() && !chunkKv.try_emplace(layer, buffers.lookup(a.getK()), buffers.lookup(a.getV())).second)
+          return a.emitOpError() << "computes the K/V of layer " << layer << " a second time in this entry";
+        auto chunk = chunkKv.find(layer);
+        if (chunk == chunkKv.end())
+          return a.emitOpError() << "reads the K/V of layer " << layer
+                                 << ", which no earlier attention op of this entry computes";
+        auto [k, v] = chunk->second;
+        // Caches are head-major, [kv_heads][positions][head_dim], position t in slot t % positions
+        // (generic/attention.h). While the entry runs they hold the positions before pos0 only: attention reads the
+        // chunk's own positions from its k and v buffers, and the chunk is stored after the last attention that
+        // reads the cache (a layer sharing this KV reads the same buffers, which stay live until then).
+        int64_t kOffset = cache.offset, vOffset = kOffset + cache.positions * cache.width();
+        int64_t rowsStatic = cast<RankedTensorType>(a.getType()).getDimSize(0);
+        Value scratch = alloc(names::derived(loc, "scores"),
+                              {kernels::attention_scratch_floats(cache.kvHeads, cache.headDim, cache.positions,
+                                                                 rowsStatic)});
         Value out = allocLike(loc, a);
         // A zero scale means "divide by sqrt(head_dim)", llama2.c's exact float operation.
         bool divide = a.getScale().isZero();
         call(loc, kern::kAttentionF32,
-             {a.getHeadsAttr(), a.getKvHeadsAttr(), a.getHeadDimAttr(), i64(maxSeq), a.getWindowAttr(),
+             {a.getHeadsAttr(), a.getKvHeadsAttr(), a.getHeadDimAttr(), i64(cache.positions), a.getWindowAttr(),
               b.getBoolAttr(divide)},
-             {buffers.lookup(a.getQ()), scratch, out},
-             {rows, pos0, buffer(0), kvAt(kOffset), kvAt(vOffset), a.getScaleAttr(), a.getSoftcapAttr(),
-              buffer(1), buffer(2), param("parallel")});
+             {buffers.lookup(a.getQ()), k, v, scratch, out},
+             {rows, pos0, buffer(0), buffer(1), buffer(2), kvAt(kOffset), kvAt(vOffset), a.getScaleAttr(),
+              a.getSoftcapAttr(), buffer(3), buffer(4), param("parallel")});
+        // Named after the cache it fills: kern-lower-to-emitc calls its K and V pointers kv_l3_k and kv_l3_v.
+        if (lastReader.at(layer) == a.getOperation())
+          call(names::renamed(loc, "kv_l" + Twine(layer)), kern::kKvStoreF32,
+               {i64(cache.kvHeads), i64(cache.headDim), i64(cache.positions)}, {k, v},
+               {rows, pos0, buffer(0), buffer(1), kvAt(kOffset), kvAt(vOffset)});
         buffers[a] = out;
         return success();
       })
@@ -400,8 +428,11 @@ LogicalResult FunctionLowering::run() {
     return fn.emitOpError("an llm entry point takes exactly one argument: the token ids (tensor<Txi32>)");
   }
   SmallVector<Operation *> ops;
-  for (Operation &op : body)
+  for (Operation &op : body) {
     ops.push_back(&op);
+    if (auto a = dyn_cast<AttentionOp>(op))
+      lastReader[a.getCacheLayer()] = a;
+  }
   for (Operation *op : ops) {
     // Every activation operand must come from an op lowered before (the tokens, or a probe's hidden rows, are
     // a parameter).
@@ -446,11 +477,16 @@ struct LowerToKernPass : llm::impl::LowerToKernBase<LowerToKernPass> {
     WalkResult layout = module.walk([&](AttentionOp a) {
       if (!a.getK())
         return WalkResult::advance();
-      int64_t dim = a.getKvHeads() * a.getHeadDim();
-      auto [it, inserted] = kv.kvDim.try_emplace(a.getLayer(), dim);
-      if (!inserted && it->second != dim) {
-        a.emitOpError() << "layer " << a.getLayer() << " has kv width " << dim
-                        << " here but " << it->second << " elsewhere";
+      KvLayout::Cache cache{a.getKvHeads(), a.getHeadDim(), a.getWindow()};
+      auto [it, inserted] = kv.caches.try_emplace(a.getLayer(), cache);
+      if (!inserted && it->second.width() != cache.width()) {
+        a.emitOpError() << "layer " << a.getLayer() << " has kv width " << cache.width()
+                        << " here but " << it->second.width() << " elsewhere";
+        return WalkResult::interrupt();
+      }
+      if (!inserted && it->second.window != cache.window) {
+        a.emitOpError() << "layer " << a.getLayer() << " has window " << cache.window << " here but "
+                        << it->second.window << " elsewhere";
         return WalkResult::interrupt();
       }
       return WalkResult::advance();
@@ -471,6 +507,16 @@ struct LowerToKernPass : llm::impl::LowerToKernBase<LowerToKernPass> {
     module->setAttr("kern.kv_bytes",
                     IntegerAttr::get(IntegerType::get(&getContext(), 64), kv.totalElements * elementBytes));
     module->setAttr("kern.kv_type", StringAttr::get(&getContext(), kvCache));
+    // Each cache's shape, for the manifest.
+    OpBuilder b(&getContext());
+    SmallVector<Attribute> caches;
+    for (const auto &[layer, c] : kv.caches)
+      caches.push_back(b.getDictionaryAttr({b.getNamedAttr("head_dim", b.getI64IntegerAttr(c.headDim)),
+                                            b.getNamedAttr("kv_heads", b.getI64IntegerAttr(c.kvHeads)),
+                                            b.getNamedAttr("layer", b.getI64IntegerAttr(layer)),
+                                            b.getNamedAttr("positions", b.getI64IntegerAttr(c.positions)),
+                                            b.getNamedAttr("window", b.getI64IntegerAttr(c.window))}));
+    module->setAttr("kern.kv_caches", b.getArrayAttr(caches));
   }
 };
 } // namespace

@@ -29,10 +29,19 @@ def LowerToKern : Pass<"llm-lower-to-kern", "mlir::ModuleOp"> {
     Every function marked `llm.entry` becomes an argument-less function of `kern.alloc`
     buffers and `kern.call`s into the generic kernel names. Ops that update in place
     (q/k norm, RoPE, residual adds) reuse their input's buffer, which therefore must not
-    be read by any later op. KV-cache offsets are assigned per attention layer (`#kern.kv<...>`, in
-    cache elements) and the cache size goes to the module attribute `kern.kv_bytes`, its element type
-    (`kv-cache`: f32, or f16 = IEEE binary16) to `kern.kv_type`. The module attribute `llm.max_seq`
-    gives the cache length.
+    be read by any later op. Each layer whose attention computes K/V gets a cache (`#kern.kv<...>`
+    offsets, in cache elements) of `llm.max_seq` positions, or a ring of its window when that is
+    shorter (saguaro/kernels/kv_layout.h); the caches go to the module attribute `kern.kv_caches`,
+    their size to `kern.kv_bytes`, their element type (`kv-cache`: f32, or f16 = IEEE binary16) to
+    `kern.kv_type`. `attention_f32` reads the entry's own positions from the K/V buffers of the layer
+    that computes them, and that layer's `kv_store_f32` follows the last attention reading its cache
+    (a KV-shared layer's included):
+
+    ```mlir
+    kern.call %q, %k, %v, %scratch, %out {callee = "attention_f32", ...}   // cache: positions < pos0
+    kern.call %q2, %k, %v, %scratch2, %out2 {callee = "attention_f32", ...} // a layer sharing the KV
+    kern.call %k, %v {callee = "kv_store_f32", ...}                         // then the chunk is stored
+    ```
   }];
   let dependentDialects = ["saguaro::kern::KernDialect", "mlir::memref::MemRefDialect"];
   // cq ops lower here too: cq.matmul / cq.logits rotate their activation once (cq_rotate_f32) and

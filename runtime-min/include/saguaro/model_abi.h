@@ -14,7 +14,7 @@ struct ModelSpec {
   const char* name;          // model name from the importer
   int32_t vocab, dim, n_layers, max_seq, prefill_chunk;
   uint64_t arena_bytes;      // planned activation arena (max over prefill and decode)
-  uint64_t kv_bytes;         // KV cache bytes (all layers, max_seq positions)
+  uint64_t kv_bytes;         // KV cache bytes: layers that compute K/V, max_seq positions (a sliding one: its window)
   uint32_t n_weights;
   const WeightSpec* weights; // slot i of ModelState::w must hold a tensor with this name/dtype/bytes/layout
   int32_t hidden_layer;      // > 0: an llm.hidden_tap after this many decoder layers (the probe's input)

@@ -1,5 +1,6 @@
 // ISA attention_f32 against the generic one (within 1e-5 of the output scale): decode and prefill rows at
-// several positions (across the 64-position softmax blocks), GQA ratios 1-8, sliding windows, soft-capping,
+// several positions (across the 64-position softmax blocks), GQA ratios 1-8, sliding windows over full caches and
+// over rings of the window (alone, and sequences of calls with kv_store_f32), soft-capping,
 // llama2.c's score division, and head sizes the ISA kernel hands to the generic one (AVX2: not a multiple of 8;
 // NEON: not a multiple of 4) or splits into an odd number of vectors (NEON); f32 and f16 caches. The ISA
 // kv_store_f32 into an f16 cache gives the generic bytes.
@@ -24,35 +25,41 @@ std::vector<KV> AsCache(const std::vector<float>& x) {
   return out;
 }
 
-/// Both kernels over the same caches (elements KV); cache slots no query may read (future positions, positions
-/// before every window) hold NaN, so reading one fails the comparison.
+/// Both kernels over the same caches of S positions (elements KV) holding the positions before pos0 (slot t % S),
+/// and the call's own random k/v rows; cache slots no query may read (future positions, positions before every
+/// window) and the scratch hold NaN, so reading one fails the comparison.
 template <int H, int KVH, int HD, int S, int Window, bool DivSqrt = false, class KV = float>
 void CheckAttention(const Case& c) {
   SCOPED_TRACE(testing::Message() << "H " << H << " KVH " << KVH << " HD " << HD << " S " << S << " Window " << Window
                                   << " DivSqrt " << DivSqrt << " rows " << c.rows << " pos0 " << c.pos0 << " softcap "
                                   << c.softcap << " cache bytes " << sizeof(KV));
   constexpr int kKvd = KVH * HD;
-  const int32_t end = c.pos0 + c.rows;
-  ASSERT_LE(end, S);
+  ASSERT_TRUE((Window > 0 && S >= Window) || c.pos0 + c.rows <= S);
   const float nan = std::numeric_limits<float>::quiet_NaN();
   std::vector<float> kc = RandomFloats(static_cast<size_t>(S) * kKvd, 200 + H + KVH + HD + c.pos0);
   std::vector<float> vc = RandomFloats(static_cast<size_t>(S) * kKvd, 300 + H + KVH + HD + c.pos0);
   const int32_t first_visible = Window > 0 ? std::max(0, c.pos0 - Window + 1) : 0;
-  for (int32_t t = 0; t < S; ++t) {
-    if (t >= first_visible && t < end) continue;
+  std::vector<bool> visible(S, false);
+  for (int32_t t = first_visible; t < c.pos0; ++t) visible[t % S] = true;
+  for (int32_t slot = 0; slot < S; ++slot) {
+    if (visible[slot]) continue;
     for (int g = 0; g < KVH; ++g) {  // head-major caches, [KVH][S][HD]
-      std::fill_n(kc.begin() + (g * S + t) * HD, HD, nan);
-      std::fill_n(vc.begin() + (g * S + t) * HD, HD, nan);
+      std::fill_n(kc.begin() + (g * S + slot) * HD, HD, nan);
+      std::fill_n(vc.begin() + (g * S + slot) * HD, HD, nan);
     }
   }
   const std::vector<KV> kcache = AsCache<KV>(kc), vcache = AsCache<KV>(vc);
+  const auto k = RandomFloats(static_cast<size_t>(c.rows) * kKvd, 400 + c.rows + c.pos0);
+  const auto v = RandomFloats(static_cast<size_t>(c.rows) * kKvd, 500 + c.rows + c.pos0);
   const auto q = RandomFloats(static_cast<size_t>(c.rows) * H * HD, 600 + c.pos0 + c.rows, -3.0f, 3.0f);
-  std::vector<float> scratch(S, nan), want(q.size(), nan), got(q.size(), nan);
-  generic::attention_f32<H, KVH, HD, S, Window, DivSqrt>(c.rows, c.pos0, q.data(), kcache.data(), vcache.data(),
-                                                         c.scale, c.softcap, scratch.data(), want.data());
+  std::vector<float> scratch(attention_scratch_floats(KVH, HD, S, c.rows), nan), want(q.size(), nan),
+      got(q.size(), nan);
+  generic::attention_f32<H, KVH, HD, S, Window, DivSqrt>(c.rows, c.pos0, q.data(), k.data(), v.data(), kcache.data(),
+                                                         vcache.data(), c.scale, c.softcap, scratch.data(),
+                                                         want.data());
   std::fill(scratch.begin(), scratch.end(), nan);
-  isa::attention_f32<H, KVH, HD, S, Window, DivSqrt>(c.rows, c.pos0, q.data(), kcache.data(), vcache.data(), c.scale,
-                                                     c.softcap, scratch.data(), got.data());
+  isa::attention_f32<H, KVH, HD, S, Window, DivSqrt>(c.rows, c.pos0, q.data(), k.data(), v.data(), kcache.data(),
+                                                     vcache.data(), c.scale, c.softcap, scratch.data(), got.data());
   ExpectNearGeneric(got.data(), want.data(), want.size());
 }
 
@@ -91,6 +98,56 @@ TEST(IsaAttention, SlidingWindow) {
   CheckAttention<4, 2, 16, 200, 1>({4, 3, 0.25f, 0.0f});           // each query sees only itself
   CheckAttention<4, 2, 32, 200, 70>({9, 120, 0.17677669f, 0.0f});  // window wider than a softmax block
   CheckAttention<4, 2, 32, 200, 64>({1, 199, 0.17677669f, 0.0f});
+}
+
+TEST(IsaAttention, Ring) {
+  SAGUARO_REQUIRE_ISA();
+  // S = Window: the cached positions before pos0 wrap around the ring's end, or not; the call's own rows more
+  // than the window; a ring longer than a softmax block.
+  for (int32_t pos : {0, 3, 8, 13, 16, 40})
+    for (int32_t rows : {1, 5, 9, 20}) CheckAttention<4, 2, 16, 8, 8>({rows, pos, 0.25f, 0.0f});
+  CheckAttention<4, 2, 32, 70, 70>({9, 120, 0.17677669f, 0.0f});
+  CheckAttention<4, 2, 32, 70, 70>({1, 199, 0.17677669f, 0.0f});
+  CheckAttention<16, 8, 64, 96, 96>({3, 250, 0.125f, 0.0f});
+  CheckAttention<4, 2, 32, 70, 70, false, uint16_t>({9, 100, 0.17677669f, 0.0f});
+  CheckAttention<4, 2, 12, 8, 8, false, uint16_t>({5, 13, 0.28867513f, 0.0f});  // odd head size
+}
+
+/// A sequence through both kernel sets' caches of S positions in calls of `chunks` rows (attention_f32, then
+/// kv_store_f32, as generated code runs them): every position's output agrees, and the caches are the same bytes.
+template <int H, int KVH, int HD, int S, int Window, class KV>
+void CheckSequence(const std::vector<int32_t>& chunks) {
+  SCOPED_TRACE(testing::Message() << "HD " << HD << " S " << S << " Window " << Window << " cache bytes "
+                                  << sizeof(KV));
+  constexpr int kKvd = KVH * HD;
+  int32_t n = 0;
+  for (int32_t rows : chunks) n += rows;
+  const auto k = RandomFloats(static_cast<size_t>(n) * kKvd, 31), v = RandomFloats(static_cast<size_t>(n) * kKvd, 32);
+  const auto q = RandomFloats(static_cast<size_t>(n) * H * HD, 33, -3.0f, 3.0f);
+  std::vector<KV> kw(S * kKvd), vw(kw), kg(kw), vg(kw);
+  std::vector<float> want(q.size()), got(q.size());
+  int32_t pos0 = 0;
+  for (int32_t rows : chunks) {
+    std::vector<float> scratch(attention_scratch_floats(KVH, HD, S, rows));
+    const int64_t at = static_cast<int64_t>(pos0) * kKvd, qat = static_cast<int64_t>(pos0) * H * HD;
+    generic::attention_f32<H, KVH, HD, S, Window>(rows, pos0, q.data() + qat, k.data() + at, v.data() + at, kw.data(),
+                                                  vw.data(), 0.25f, 0.0f, scratch.data(), want.data() + qat);
+    generic::kv_store_f32<KVH, HD, S>(rows, pos0, k.data() + at, v.data() + at, kw.data(), vw.data());
+    isa::attention_f32<H, KVH, HD, S, Window>(rows, pos0, q.data() + qat, k.data() + at, v.data() + at, kg.data(),
+                                              vg.data(), 0.25f, 0.0f, scratch.data(), got.data() + qat);
+    isa::kv_store_f32<KVH, HD, S>(rows, pos0, k.data() + at, v.data() + at, kg.data(), vg.data());
+    pos0 += rows;
+  }
+  ExpectNearGeneric(got.data(), want.data(), want.size());
+  EXPECT_TRUE(kg == kw && vg == vw);
+}
+
+TEST(IsaAttention, RingSequences) {
+  SAGUARO_REQUIRE_ISA();
+  CheckSequence<4, 2, 16, 8, 8, float>(std::vector<int32_t>(30, 1));  // token by token past the window
+  CheckSequence<4, 2, 16, 8, 8, float>({5, 5, 5, 5, 4});             // calls across the window boundary
+  CheckSequence<4, 2, 16, 8, 8, uint16_t>({24, 3, 1, 1});             // a call of more rows than the window
+  CheckSequence<8, 1, 32, 80, 80, uint16_t>({64, 64, 7, 1, 1});      // a ring longer than a softmax block
 }
 
 TEST(IsaAttention, Softcap) {
@@ -170,14 +227,16 @@ void CheckThreadSplit(int32_t rows, int32_t pos0) {
   const auto kc = RandomFloats(static_cast<size_t>(S) * KVH * HD, 11);
   const auto vc = RandomFloats(static_cast<size_t>(S) * KVH * HD, 12);
   const auto q = RandomFloats(static_cast<size_t>(rows) * H * HD, 13, -3.0f, 3.0f);
-  std::vector<float> scratch(S), want(q.size());
-  isa::attention_f32<H, KVH, HD, S, Window>(rows, pos0, q.data(), kc.data(), vc.data(), 0.1f, 0.0f, scratch.data(),
-                                            want.data());
+  const auto k = RandomFloats(static_cast<size_t>(rows) * KVH * HD, 14);
+  const auto v = RandomFloats(static_cast<size_t>(rows) * KVH * HD, 15);
+  std::vector<float> scratch(attention_scratch_floats(KVH, HD, S, rows)), want(q.size());
+  isa::attention_f32<H, KVH, HD, S, Window>(rows, pos0, q.data(), k.data(), v.data(), kc.data(), vc.data(), 0.1f,
+                                            0.0f, scratch.data(), want.data());
   for (int32_t threads : {2, 3, 5}) {
     ReversedPool pool(threads);
     std::vector<float> got(q.size(), -1.0f);
-    isa::attention_f32<H, KVH, HD, S, Window>(rows, pos0, q.data(), kc.data(), vc.data(), 0.1f, 0.0f,
-                                              scratch.data(), got.data(), &pool.par);
+    isa::attention_f32<H, KVH, HD, S, Window>(rows, pos0, q.data(), k.data(), v.data(), kc.data(), vc.data(), 0.1f,
+                                              0.0f, scratch.data(), got.data(), &pool.par);
     ExpectBitEqual(got.data(), want.data(), want.size());
   }
 }

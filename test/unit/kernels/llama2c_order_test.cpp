@@ -143,7 +143,8 @@ TEST(Llama2cOrder, AttentionDivideBySqrtHdBitExact) {
   const auto kc = RandomFloats(kSeq * kKvDim, 40), vc = RandomFloats(kSeq * kKvDim, 41);
   const int32_t pos0 = 6, rows = 5;
   const auto q = RandomFloats(rows * kDim, 42, -3.0f, 3.0f);
-  std::vector<float> got(rows * kDim), want(rows * kDim), scratch(kSeq), att(kSeq);
+  std::vector<float> got(rows * kDim), want(rows * kDim), att(kSeq);
+  std::vector<float> scratch(attention_scratch_floats(kKvHeads, kHd, kSeq, rows));
   // run.c's caches are [pos][kv_dim]; Saguaro's are head-major, [kv_heads][seq][head_dim].
   std::vector<float> kh(kc.size()), vh(vc.size());
   for (int t = 0; t < kSeq; ++t)
@@ -152,7 +153,10 @@ TEST(Llama2cOrder, AttentionDivideBySqrtHdBitExact) {
         kh[(g * kSeq + t) * kHd + i] = kc[t * kKvDim + g * kHd + i];
         vh[(g * kSeq + t) * kHd + i] = vc[t * kKvDim + g * kHd + i];
       }
-  attention_f32<kHeads, kKvHeads, kHd, kSeq, 0, true>(rows, pos0, q.data(), kh.data(), vh.data(), 0.0f, 0.0f,
+  // The call's own rows, positions pos0.., come from k/v (run.c's layout, [row][kv_dim]); the cache's from
+  // before pos0.
+  attention_f32<kHeads, kKvHeads, kHd, kSeq, 0, true>(rows, pos0, q.data(), kc.data() + pos0 * kKvDim,
+                                                       vc.data() + pos0 * kKvDim, kh.data(), vh.data(), 0.0f, 0.0f,
                                                        scratch.data(), got.data());
   for (int r = 0; r < rows; ++r)
     RunCAttention(want.data() + r * kDim, q.data() + r * kDim, kc.data(), vc.data(), pos0 + r, kHeads,

@@ -9,8 +9,10 @@ saguaro::ModelSpec spec_of(int32_t layers, int32_t max_seq, uint64_t row_bytes, 
   saguaro::ModelSpec s{};
   s.n_layers = layers;
   s.max_seq = max_seq;
-  s.kv_bytes = row_bytes * layers * max_seq;  // K and V of every position in every layer
   s.windows = windows;
+  // K and V of every position in every layer, a sliding layer's of a ring of its window
+  for (int32_t l = 0; l < layers; ++l)
+    s.kv_bytes += row_bytes * (windows && windows[l] > 0 && windows[l] < max_seq ? windows[l] : max_seq);
   return s;
 }
 }  // namespace
