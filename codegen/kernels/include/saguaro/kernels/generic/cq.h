@@ -7,6 +7,21 @@
 #include "saguaro/kernels/cq_format.h"
 #include "saguaro/kernels/parallel.h"
 
+/// Defines cq_logits_f32<K, N, Bits>(rows, all, xr, codes, norms, codebook, y), the CQ output projection (all rows
+/// of xr when `all`, else only the last row into y[0..N)), in the enclosing namespace over its cq_matmul_f32: one
+/// definition for every kernel set.
+#define SAGUARO_KERNELS_DEFINE_CQ_LOGITS()                                                                           \
+  template <int K, int N, int Bits>                                                                                  \
+  inline void cq_logits_f32(int32_t rows, bool all, const float* xr, const void* codes, const void* norms,           \
+                            const void* codebook, float* y) {                                                        \
+    if (all) {                                                                                                       \
+      cq_matmul_f32<K, N, Bits>(rows, xr, codes, norms, codebook, y);                                                \
+    } else {                                                                                                         \
+      cq_matmul_f32<K, N, Bits>(1, xr + static_cast<int64_t>(rows - 1) * cq::padded_k(K), codes, norms, codebook,    \
+                                y);                                                                                  \
+    }                                                                                                                \
+  }
+
 namespace saguaro::kernels::generic {
 
 namespace cq_detail {
@@ -124,16 +139,8 @@ inline void cq_matmul_f32(int32_t rows, const float* xr, const void* codes, cons
   }
 }
 
-/// CQ output projection: all rows of xr when `all`, else only the last row into y[0..N).
-template <int K, int N, int Bits>
-inline void cq_logits_f32(int32_t rows, bool all, const float* xr, const void* codes, const void* norms,
-                          const void* codebook, float* y) {
-  if (all) {
-    cq_matmul_f32<K, N, Bits>(rows, xr, codes, norms, codebook, y);
-  } else {
-    cq_matmul_f32<K, N, Bits>(1, xr + static_cast<int64_t>(rows - 1) * cq::padded_k(K), codes, norms, codebook, y);
-  }
-}
+// cq_logits_f32 over this namespace's cq_matmul_f32.
+SAGUARO_KERNELS_DEFINE_CQ_LOGITS()
 
 /// out[r] = decoded row tok[r] of a CQ table [V][D] times `scale`: per group ŵ_j = σ_j · R_gᵀ c[code_j],
 /// first D elements; codes U8 [V][G·g·Bits/8], norms F16 [V][G], codebook F32 [2^Bits].
