@@ -1,8 +1,10 @@
 // The kernel set that generated model code calls (contract: docs/internals.md, "Kernels").
 //
 // Every kernel has a generic version in generic/*.h (namespace saguaro::kernels::generic) that always compiles.
-// This header exposes the selected version of each kernel in saguaro::kernels; an ISA set overrides a kernel by
-// replacing its using-declaration below, and its tests compare against the generic one.
+// An ISA set defines only the kernels it overrides, in its own namespace; fallback.h chains each ISA namespace to
+// the set below it (down to generic), and this header nominates the selected set in saguaro::kernels, so
+// `saguaro::kernels::foo` is the most specific foo the target has. The ISA tests compare each ISA set with the
+// generic one.
 //
 // Numerics: float32, no -ffast-math. The generic kernels accumulate products in the order llama2.c uses and
 // must not be contracted into FMAs (the saguaro_kernels CMake target passes -ffp-contract=off), so that a
@@ -11,6 +13,7 @@
 // kernels").
 #pragma once
 
+#include "saguaro/kernels/fallback.h"
 #include "saguaro/kernels/generic/activation.h"
 #include "saguaro/kernels/generic/attention.h"
 #include "saguaro/kernels/generic/cq.h"
@@ -56,112 +59,31 @@
 
 namespace saguaro::kernels {
 
-#if defined(SAGUARO_KERNELS_X86_AVX2)
-using generic::add_f32;
-using generic::embed_f16;
-using generic::embed_f32;
-using generic::softcap_f32;
-using x86_avx2::add_rmsnorm_f32;
-using x86_avx2::attention_f32;
-using x86_avx2::cq_embed_f32;
-using x86_avx2::cq_logits_f32;
-using x86_avx2::cq_matmul_f32;
-using x86_avx2::cq_rotate_f32;
-using x86_avx2::gated_act_f32;
-using x86_avx2::head_rmsnorm_f32;
-using x86_avx2::kv_store_f32;
-using x86_avx2::logits_f16;
-using x86_avx2::logits_f32;
-using x86_avx2::matmul_f16;
-using x86_avx2::matmul_f32;
-using x86_avx2::rmsnorm_f32;
-using x86_avx2::rope_f32;
+// The selected set: the most specific ISA namespace the target's macros enable (fallback.h supplies the rest).
 #if defined(SAGUARO_KERNELS_X86_AVX512VNNI)
-using x86_avx512vnni::cq_matmul2_i8;
-using x86_avx512vnni::cq_matmul3_i8;
-using x86_avx512vnni::cq_matmul_i8;
-using x86_avx512vnni::cq_quantize_act_i8;
-#else
-using x86_avx2::cq_matmul2_i8;
-using x86_avx2::cq_matmul3_i8;
-using x86_avx2::cq_matmul_i8;
-using x86_avx2::cq_quantize_act_i8;
-#endif
-#elif defined(SAGUARO_KERNELS_ARM64_NEON)
-using generic::add_f32;
-using generic::embed_f16;
-using generic::embed_f32;
-using generic::softcap_f32;
-using arm64_neon::add_rmsnorm_f32;
-using arm64_neon::attention_f32;
-using arm64_neon::cq_embed_f32;
-using arm64_neon::cq_logits_f32;
-using arm64_neon::cq_matmul_f32;
-using arm64_neon::cq_rotate_f32;
-using arm64_neon::gated_act_f32;
-using arm64_neon::head_rmsnorm_f32;
-using arm64_neon::kv_store_f32;
-using arm64_neon::logits_f16;
-using arm64_neon::logits_f32;
-using arm64_neon::matmul_f16;
-using arm64_neon::matmul_f32;
-using arm64_neon::rmsnorm_f32;
-using arm64_neon::rope_f32;
-#if defined(SAGUARO_KERNELS_ARM64_I8MM)
-using arm64_i8mm::cq_matmul2_i8;
-using arm64_i8mm::cq_matmul3_i8;
-using arm64_i8mm::cq_matmul_i8;
-using arm64_i8mm::cq_quantize_act_i8;
+using namespace x86_avx512vnni;
+#elif defined(SAGUARO_KERNELS_X86_AVX2)
+using namespace x86_avx2;
+#elif defined(SAGUARO_KERNELS_ARM64_I8MM)
+using namespace arm64_i8mm;
 #elif defined(SAGUARO_KERNELS_ARM64_DOTPROD)
-using arm64_dotprod::cq_matmul2_i8;
-using arm64_dotprod::cq_matmul3_i8;
-using arm64_dotprod::cq_matmul_i8;
-using arm64_dotprod::cq_quantize_act_i8;
+using namespace arm64_dotprod;
+#elif defined(SAGUARO_KERNELS_ARM64_NEON)
+using namespace arm64_neon;
 #else
-using arm64_neon::cq_matmul2_i8;
-using arm64_neon::cq_matmul3_i8;
-using arm64_neon::cq_matmul_i8;
-using arm64_neon::cq_quantize_act_i8;
+using namespace generic;
 #endif
-#else
-using generic::add_f32;
-using generic::add_rmsnorm_f32;
-using generic::attention_f32;
-using generic::cq_embed_f32;
-using generic::cq_logits_f32;
-using generic::cq_matmul_f32;
-using generic::cq_matmul_i8;
-using generic::cq_quantize_act_i8;
-using generic::cq_rotate_f32;
-using generic::embed_f16;
-using generic::embed_f32;
-using generic::gated_act_f32;
-using generic::head_rmsnorm_f32;
-using generic::kv_store_f32;
-using generic::logits_f16;
-using generic::logits_f32;
-using generic::matmul_f16;
-using generic::matmul_f32;
-using generic::rmsnorm_f32;
-using generic::rope_f32;
-using generic::softcap_f32;
-#endif
-// One version everywhere: the probe head runs once per answer (generic/probe.h); Gemma 4's scale and column slice
-// touch a row or two per layer (generic/elementwise.h).
-using generic::column_slice_f32;
-using generic::probe_head_f32;
-using generic::scale_f32;
 
 /// CQ output projection on int8 activations, over the selected cq_matmul_i8: all rows of xq when `all`, else only
-/// the last row into y[0..N).
+/// the last row into y[0..N). The call is qualified because unqualified lookup here sees every set of the chain.
 template <int K, int N, int Bits, int Layout>
 inline void cq_logits_i8(int32_t rows, bool all, const void* xq, const void* codes, const void* norms,
                          const void* codebook, float* y, const Parallel* par = nullptr) {
   if (all) {
-    cq_matmul_i8<K, N, Bits, Layout>(rows, xq, codes, norms, codebook, y, par);
+    kernels::cq_matmul_i8<K, N, Bits, Layout>(rows, xq, codes, norms, codebook, y, par);
   } else {
     const void* last = static_cast<const uint8_t*>(xq) + static_cast<int64_t>(rows - 1) * cq::act_row_bytes(K);
-    cq_matmul_i8<K, N, Bits, Layout>(1, last, codes, norms, codebook, y, par);
+    kernels::cq_matmul_i8<K, N, Bits, Layout>(1, last, codes, norms, codebook, y, par);
   }
 }
 

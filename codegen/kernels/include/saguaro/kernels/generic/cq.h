@@ -5,7 +5,23 @@
 #include <cstdint>
 
 #include "saguaro/kernels/cq_format.h"
+#include "saguaro/kernels/generic/rows.h"
 #include "saguaro/kernels/parallel.h"
+
+/// Defines cq_logits_f32<K, N, Bits>(rows, all, xr, codes, norms, codebook, y), the CQ output projection (all rows
+/// of xr when `all`, else only the last row into y[0..N)), in the enclosing namespace over its cq_matmul_f32: one
+/// definition for every kernel set.
+#define SAGUARO_KERNELS_DEFINE_CQ_LOGITS()                                                                           \
+  template <int K, int N, int Bits>                                                                                  \
+  inline void cq_logits_f32(int32_t rows, bool all, const float* xr, const void* codes, const void* norms,           \
+                            const void* codebook, float* y) {                                                        \
+    if (all) {                                                                                                       \
+      cq_matmul_f32<K, N, Bits>(rows, xr, codes, norms, codebook, y);                                                \
+    } else {                                                                                                         \
+      cq_matmul_f32<K, N, Bits>(1, xr + static_cast<int64_t>(rows - 1) * cq::padded_k(K), codes, norms, codebook,    \
+                                y);                                                                                  \
+    }                                                                                                                \
+  }
 
 namespace saguaro::kernels::generic {
 
@@ -84,56 +100,27 @@ inline void cq_matmul_f32(int32_t rows, const float* xr, const void* codes, cons
       cq_detail::decode_group<Bits>(cn + j * kGroupBytes, g, cb, w + j * g);
       sig[j] = cq::half_to_float(nrm[static_cast<int64_t>(n) * G + j]);
     }
-    int32_t r = 0;
-    for (; r + 4 <= rows; r += 4) {
-      const float* x0 = xr + static_cast<int64_t>(r) * Kp;
-      const float *x1 = x0 + Kp, *x2 = x1 + Kp, *x3 = x2 + Kp;
-      float a0 = 0.0f, a1 = 0.0f, a2 = 0.0f, a3 = 0.0f;
+    rows_by_four<N>(rows, xr, Kp, n, y, [&](auto kR, const float* const* xs, float* a) {
+      constexpr int R = decltype(kR)::value;
       for (int j = 0; j < G; ++j) {
         const float* wj = w + j * g;
         const int k0 = j * g;
-        float d0 = 0.0f, d1 = 0.0f, d2 = 0.0f, d3 = 0.0f;
+        float d[R];
+        #pragma GCC unroll 4
+        for (int q = 0; q < R; ++q) d[q] = 0.0f;
         for (int i = 0; i < g; ++i) {
-          d0 += wj[i] * x0[k0 + i];
-          d1 += wj[i] * x1[k0 + i];
-          d2 += wj[i] * x2[k0 + i];
-          d3 += wj[i] * x3[k0 + i];
+          #pragma GCC unroll 4
+          for (int q = 0; q < R; ++q) d[q] += wj[i] * xs[q][k0 + i];
         }
-        a0 += sig[j] * d0;
-        a1 += sig[j] * d1;
-        a2 += sig[j] * d2;
-        a3 += sig[j] * d3;
+        #pragma GCC unroll 4
+        for (int q = 0; q < R; ++q) a[q] += sig[j] * d[q];
       }
-      y[static_cast<int64_t>(r) * N + n] = a0;
-      y[static_cast<int64_t>(r + 1) * N + n] = a1;
-      y[static_cast<int64_t>(r + 2) * N + n] = a2;
-      y[static_cast<int64_t>(r + 3) * N + n] = a3;
-    }
-    for (; r < rows; ++r) {
-      const float* x0 = xr + static_cast<int64_t>(r) * Kp;
-      float a0 = 0.0f;
-      for (int j = 0; j < G; ++j) {
-        const float* wj = w + j * g;
-        const int k0 = j * g;
-        float d0 = 0.0f;
-        for (int i = 0; i < g; ++i) d0 += wj[i] * x0[k0 + i];
-        a0 += sig[j] * d0;
-      }
-      y[static_cast<int64_t>(r) * N + n] = a0;
-    }
+    });
   }
 }
 
-/// CQ output projection: all rows of xr when `all`, else only the last row into y[0..N).
-template <int K, int N, int Bits>
-inline void cq_logits_f32(int32_t rows, bool all, const float* xr, const void* codes, const void* norms,
-                          const void* codebook, float* y) {
-  if (all) {
-    cq_matmul_f32<K, N, Bits>(rows, xr, codes, norms, codebook, y);
-  } else {
-    cq_matmul_f32<K, N, Bits>(1, xr + static_cast<int64_t>(rows - 1) * cq::padded_k(K), codes, norms, codebook, y);
-  }
-}
+// cq_logits_f32 over this namespace's cq_matmul_f32.
+SAGUARO_KERNELS_DEFINE_CQ_LOGITS()
 
 /// out[r] = decoded row tok[r] of a CQ table [V][D] times `scale`: per group ŵ_j = σ_j · R_gᵀ c[code_j],
 /// first D elements; codes U8 [V][G·g·Bits/8], norms F16 [V][G], codebook F32 [2^Bits].

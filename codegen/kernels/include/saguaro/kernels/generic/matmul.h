@@ -5,6 +5,7 @@
 
 #include "saguaro/kernels/dense_layout.h"
 #include "saguaro/kernels/generic/element.h"
+#include "saguaro/kernels/generic/rows.h"
 #include "saguaro/kernels/parallel.h"
 
 /// Defines the dense product entry points in the enclosing namespace (generic, x86_avx2, arm64_neon) over its
@@ -49,29 +50,14 @@ inline void matmul(int32_t rows, const float* x, const Wt* w, float* y, const Pa
   parallel_ranges(par, N, 8, int64_t{rows} * N * K, [&](int64_t n0, int64_t n1) {
     for (int64_t n = n0; n < n1; ++n) {
       auto wk = [&](int k) { return load_float(w + dense::offset(Layout, N, K, n, k)); };
-      int32_t r = 0;
-      for (; r + 4 <= rows; r += 4) {
-        const float* x0 = x + static_cast<int64_t>(r) * K;
-        const float *x1 = x0 + K, *x2 = x1 + K, *x3 = x2 + K;
-        float a0 = 0.0f, a1 = 0.0f, a2 = 0.0f, a3 = 0.0f;
+      rows_by_four<N>(rows, x, K, n, y, [&](auto kR, const float* const* xs, float* a) {
+        constexpr int R = decltype(kR)::value;
         for (int k = 0; k < K; ++k) {
           const float v = wk(k);
-          a0 += v * x0[k];
-          a1 += v * x1[k];
-          a2 += v * x2[k];
-          a3 += v * x3[k];
+          #pragma GCC unroll 4
+          for (int q = 0; q < R; ++q) a[q] += v * xs[q][k];
         }
-        y[static_cast<int64_t>(r) * N + n] = a0;
-        y[static_cast<int64_t>(r + 1) * N + n] = a1;
-        y[static_cast<int64_t>(r + 2) * N + n] = a2;
-        y[static_cast<int64_t>(r + 3) * N + n] = a3;
-      }
-      for (; r < rows; ++r) {
-        const float* xr = x + static_cast<int64_t>(r) * K;
-        float val = 0.0f;
-        for (int k = 0; k < K; ++k) val += wk(k) * xr[k];
-        y[static_cast<int64_t>(r) * N + n] = val;
-      }
+      });
     }
   });
 }

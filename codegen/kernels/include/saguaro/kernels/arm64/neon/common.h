@@ -78,4 +78,56 @@ inline float32x4_t half4_to_float(const uint16_t* h) {
   return vreinterpretq_f32_u32(vorrq_u32(f, sign));
 }
 
+/// The float32 vector micro-ops the shared loops (vec/*.h) are written in, on 4 NEON lanes. Each is the single
+/// instruction the NEON kernels use for it (fma: one rounding), so a shared loop performs their operations.
+struct F32x4 {
+  using V = float32x4_t;
+  static constexpr int kLanes = 4;
+  static V load(const float* p) { return vld1q_f32(p); }
+  static void store(float* p, V v) { vst1q_f32(p, v); }
+  /// p[0..n) (n in 0..4) in the first n lanes, zeros above; reads and writes nothing past p[n-1].
+  static V load_first(const float* p, int n) { return detail::load_first(p, n); }
+  static void store_first(float* p, V v, int n) { detail::store_first(p, v, n); }
+  static V set1(float a) { return vdupq_n_f32(a); }
+  static V zero() { return vdupq_n_f32(0.0f); }
+  static V add(V a, V b) { return vaddq_f32(a, b); }
+  static V sub(V a, V b) { return vsubq_f32(a, b); }
+  static V mul(V a, V b) { return vmulq_f32(a, b); }
+  static V div(V a, V b) { return vdivq_f32(a, b); }
+  static V neg(V a) { return vnegq_f32(a); }
+  /// a·b + c and c − a·b, each rounded once.
+  static V fma(V a, V b, V c) { return vfmaq_f32(c, a, b); }
+  static V fnma(V a, V b, V c) { return vfmsq_f32(c, a, b); }
+  /// min(a, b) and max(a, b) return NaN when either is NaN.
+  static V min(V a, V b) { return vminq_f32(a, b); }
+  static V max(V a, V b) { return vmaxq_f32(a, b); }
+  static V round_nearest(V a) { return vrndnq_f32(a); }
+  static V abs(V a) { return vabsq_f32(a); }
+  /// |mag| (sign bit clear) with the sign of sgn.
+  static V copy_sign(V mag, V sgn) { return vbslq_f32(vdupq_n_u32(0x80000000u), sgn, mag); }
+  /// Lane masks of a < b and a > b, and mask ? a : b per lane.
+  static uint32x4_t less(V a, V b) { return vcltq_f32(a, b); }
+  static uint32x4_t greater(V a, V b) { return vcgtq_f32(a, b); }
+  static V select(uint32x4_t mask, V a, V b) { return vbslq_f32(mask, a, b); }
+  /// y·2^n for integral n in [-252, 254], as two multiplications by 2^(n/2) (both factors normal).
+  static V scale_pow2(V y, V n) {
+    const int32x4_t ni = vcvtq_s32_f32(n);
+    const int32x4_t n1 = vshrq_n_s32(ni, 1);
+    const int32x4_t n2 = vsubq_s32(ni, n1);
+    const float32x4_t s1 = vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(n1, vdupq_n_s32(127)), 23));
+    const float32x4_t s2 = vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(n2, vdupq_n_s32(127)), 23));
+    return vmulq_f32(vmulq_f32(y, s1), s2);
+  }
+  static float hsum(V v) { return detail::hsum(v); }
+  /// out[i] = the sum of the lanes of v[i] for i < n (hsums).
+  template <int n>
+  static void hsums(const V* v, float* out) { detail::hsums<n>(v, out); }
+  /// 4 binary16 values to float, exactly as cq::half_to_float (half4_to_float).
+  static V half_to_float(const uint16_t* h) { return half4_to_float(h); }
+  /// RoPE's lane pairs (vec/rope.h): v·(c, c) + (v1, v0)·(−s, s) = (v0·c − v1·s, v1·c + v0·s); negating a product
+  /// is exact and x + (−y) is x − y, so these are the generic kernel's roundings.
+  static constexpr bool kNegateEvenSin = true;
+  static V rotate_pairs(V a, V c, V s) { return vaddq_f32(vmulq_f32(a, c), vmulq_f32(vrev64q_f32(a), s)); }
+};
+
 }  // namespace saguaro::kernels::arm64_neon::detail

@@ -78,4 +78,58 @@ inline __m256 half8_to_float(const uint16_t* h) {
   return _mm256_or_ps(f, _mm256_castsi256_ps(sign));
 }
 
+/// The float32 vector micro-ops the shared loops (vec/*.h) are written in, on 8 AVX2 lanes. Each is the single
+/// instruction the AVX2 kernels use for it (fma: one rounding), so a shared loop performs their operations.
+struct F32x8 {
+  using V = __m256;
+  static constexpr int kLanes = 8;
+  static V load(const float* p) { return _mm256_loadu_ps(p); }
+  static void store(float* p, V v) { _mm256_storeu_ps(p, v); }
+  /// p[0..n) (n in 0..8) in the first n lanes, zeros above; reads and writes nothing past p[n-1].
+  static V load_first(const float* p, int n) { return _mm256_maskload_ps(p, first_lanes(n)); }
+  static void store_first(float* p, V v, int n) { _mm256_maskstore_ps(p, first_lanes(n), v); }
+  static V set1(float a) { return _mm256_set1_ps(a); }
+  static V zero() { return _mm256_setzero_ps(); }
+  static V add(V a, V b) { return _mm256_add_ps(a, b); }
+  static V sub(V a, V b) { return _mm256_sub_ps(a, b); }
+  static V mul(V a, V b) { return _mm256_mul_ps(a, b); }
+  static V div(V a, V b) { return _mm256_div_ps(a, b); }
+  /// 0 − a (as the AVX2 kernels negate: +0 for a = +0).
+  static V neg(V a) { return _mm256_sub_ps(_mm256_setzero_ps(), a); }
+  /// a·b + c and c − a·b, each rounded once.
+  static V fma(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
+  static V fnma(V a, V b, V c) { return _mm256_fnmadd_ps(a, b, c); }
+  /// min(a, b) and max(a, b) return b when either is NaN.
+  static V min(V a, V b) { return _mm256_min_ps(a, b); }
+  static V max(V a, V b) { return _mm256_max_ps(a, b); }
+  static V round_nearest(V a) { return _mm256_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+  static V abs(V a) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), a); }
+  /// |mag| (sign bit clear) with the sign of sgn.
+  static V copy_sign(V mag, V sgn) { return _mm256_or_ps(mag, _mm256_and_ps(_mm256_set1_ps(-0.0f), sgn)); }
+  /// Lane masks of a < b and a > b (ordered), and mask ? a : b per lane.
+  static V less(V a, V b) { return _mm256_cmp_ps(a, b, _CMP_LT_OQ); }
+  static V greater(V a, V b) { return _mm256_cmp_ps(a, b, _CMP_GT_OQ); }
+  static V select(V mask, V a, V b) { return _mm256_blendv_ps(b, a, mask); }
+  /// y·2^n for integral n in [-252, 254], as two multiplications by 2^(n/2) (both factors normal).
+  static V scale_pow2(V y, V n) {
+    const __m256i ni = _mm256_cvtps_epi32(n);
+    const __m256i n1 = _mm256_srai_epi32(ni, 1);
+    const __m256i n2 = _mm256_sub_epi32(ni, n1);
+    const __m256 s1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n1, _mm256_set1_epi32(127)), 23));
+    const __m256 s2 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n2, _mm256_set1_epi32(127)), 23));
+    return _mm256_mul_ps(_mm256_mul_ps(y, s1), s2);
+  }
+  static float hsum(V v) { return detail::hsum(v); }
+  /// out[i] = the sum of the lanes of v[i] for i < n (hsums).
+  template <int n>
+  static void hsums(const V* v, float* out) { detail::hsums<n>(v, out); }
+  /// 8 binary16 values to float, exactly as cq::half_to_float (half8_to_float).
+  static V half_to_float(const uint16_t* h) { return half8_to_float(h); }
+  /// RoPE's lane pairs (vec/rope.h): p = (v0·c, v1·c), q = (v1·s, v0·s); addsub gives (v0·c − v1·s, v1·c + v0·s).
+  static constexpr bool kNegateEvenSin = false;
+  static V rotate_pairs(V a, V c, V s) {
+    return _mm256_addsub_ps(_mm256_mul_ps(a, c), _mm256_mul_ps(_mm256_permute_ps(a, 0xB1), s));
+  }
+};
+
 }  // namespace saguaro::kernels::x86_avx2::detail

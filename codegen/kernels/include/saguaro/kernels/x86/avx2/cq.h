@@ -1,29 +1,19 @@
-// Codebook-quantized (CQ) kernels (AVX2+FMA): rotation, codebook matmul/logits, embedding decode.
-// Format: docs/quantization.md; contracts: generic/cq.h.
+// Codebook-quantized (CQ) kernels (AVX2+FMA): rotation, codebook matmul/logits, embedding decode, as vec/cq.h's
+// loops over this file's CQ micro-kernel (cq_detail::CqOps). Format: docs/quantization.md; contracts: generic/cq.h.
 //
 // Decoding: the 8 codes of a chunk (Bits bytes) are broadcast to all lanes, lane k shifts its code to bit 0
 // (vpsrlvd), and vpermps looks it up in a codebook register; 4-bit codes look up entries 0-7 and 8-15 in two
 // registers and blend on the code's top bit. Codebooks of 2 or 4 entries are repeated across the 8 lanes, so
 // vpermps may read the neighbouring code's bits above the code. Decoding is exact.
-//
-// cq_matmul_f32 keeps, per output, an 8-lane FMA sum of each group's products (chunks in k order), reduces it
-// in common.h's fixed order and adds it as acc = fma(σ_j, sum, acc) (groups in j order), so an output's value
-// does not depend on `rows` or on the tile it was computed in. Against the generic kernel (one float sum per
-// group in k order, then acc += σ_j·sum) only the order and rounding of the additions differ.
-//
-// cq_rotate_f32 and cq_embed_f32 perform the generic kernels' float operations in the same order (the fast
-// Walsh–Hadamard butterflies are only vectorized), so they equal them bit for bit.
 #pragma once
 
 #include <immintrin.h>
 
-#include <cmath>
 #include <cstdint>
 #include <cstring>
 
 #include "saguaro/kernels/cq_format.h"
-#include "saguaro/kernels/parallel.h"
-#include "saguaro/kernels/generic/cq.h"
+#include "saguaro/kernels/vec/cq.h"
 #include "saguaro/kernels/x86/avx2/common.h"
 
 namespace saguaro::kernels::x86_avx2 {
@@ -138,126 +128,43 @@ inline __m256 decode(__m256i word, __m256i shifts, const Codebook& cb) {
 
 /// Decodes a whole group of g codes into out[0..g) (equals generic::cq_detail::decode_group).
 template <int Bits, int g>
-inline void decode_group(const uint8_t* codes, const float* codebook, float* out) {
+inline void decode_group(const uint8_t* codes, const Codebook& cb, float* out) {
   constexpr int P = kChunksPerWord<Bits, g * Bits / 8>;
-  const Codebook cb = load_codebook<Bits>(codebook);
   for_each_word<Bits, g, P, 1, 0>(codes, [&](int c, const __m256i* words, const __m256i* shifts) {
     for (int u = 0; u < P; ++u) _mm256_storeu_ps(out + 8 * (c + u), decode<Bits>(words[0], shifts[u], cb));
   });
 }
-
-/// n consecutive half-float norms to floats.
-inline void norms_to_float(const uint16_t* h, int n, float* out) {
-  int i = 0;
-  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(out + i, detail::half8_to_float(h + i));
-  for (; i < n; ++i) out[i] = cq::half_to_float(h[i]);
+template <int Bits, int g>
+inline void decode_group(const uint8_t* codes, const float* codebook, float* out) {
+  decode_group<Bits, g>(codes, load_codebook<Bits>(codebook), out);
 }
 
-/// y[r·ldy + b] (+)= Σ_{j0<=j<j1} σ[b][j] · Σ_i c[code(b, j, i)] · x_r[j·g + i] for r < R, b < NB, adding to y
-/// when j0 > 0. Weight rows codes + b·kRowBytes are decoded once per chunk into registers and applied to the R
-/// activation rows; chunk c (counted from group j0) of row r is at x + r·XRow + c·XChunk; σ[b][j] = sig[b·G + j].
-/// Per output, a group's products accumulate in 8 lanes, are summed (common.h order) and added as
-/// acc = fma(σ_j, sum, acc), so neither the tile shape nor splitting [0, G) into passes changes the result.
-template <int K, int Bits, int R, int NB, int XRow, int XChunk>
-inline void tile(const float* x, const uint8_t* codes, const float* sig, const Codebook& cb, float* y, int64_t ldy,
-                 int j0, int j1) {
+/// n consecutive half-float norms to floats (vec::norms_to_float).
+inline void norms_to_float(const uint16_t* h, int n, float* out) { vec::norms_to_float<detail::F32x8>(h, n, out); }
+
+/// d[r·NB + b] += the products of group cj of weight rows cj + b·kRowBytes (b < NB), decoded chunk by chunk into
+/// registers, with activation rows r < R (chunk c of row r at xj + r·XRow + c·XVec), 8 lanes per output.
+template <int K, int Bits, int R, int NB, int XRow, int XVec>
+inline void group_products(const uint8_t* cj, const float* xj, const Codebook& cb, __m256* d) {
   constexpr int g = cq::group_size(K);
-  constexpr int G = cq::groups(K);
   constexpr int kRowBytes = cq::row_code_bytes(K, Bits);
   constexpr int kGroupBytes = cq::group_code_bytes(K, Bits);
   // Wide tiles keep the group sums in 8 registers; one shift register per chunk of a word would spill them.
   constexpr int P = R * NB <= 4 ? kChunksPerWord<Bits, kGroupBytes> : 1;
-  float acc[R * NB];
-  #pragma GCC unroll 16
-  for (int r = 0; r < R; ++r)
-    #pragma GCC unroll 16
-    for (int b = 0; b < NB; ++b) acc[r * NB + b] = j0 > 0 ? y[r * ldy + b] : 0.0f;
-  for (int j = j0; j < j1; ++j) {
-    const uint8_t* cj = codes + j * kGroupBytes;
-    const float* xj = x + (j - j0) * (g / 8) * XChunk;
-    // Decoding consumes codes too slowly for the hardware prefetcher to run ahead (a streaming GEMV ran at half
-    // speed without this); fetch the same group of the rows two tiles ahead.
-    #pragma GCC unroll 16
-    for (int b = 0; b < NB; ++b)
-      _mm_prefetch(reinterpret_cast<const char*>(cj + (2 * NB + b) * kRowBytes), _MM_HINT_T0);
-    __m256 d[R * NB];
-    #pragma GCC unroll 16
-    for (int o = 0; o < R * NB; ++o) d[o] = _mm256_setzero_ps();
-    for_each_word<Bits, g, P, NB, kRowBytes>(cj, [&](int c, const __m256i* words, const __m256i* shifts) {
-      #pragma GCC unroll 4
-      for (int u = 0; u < P; ++u) {
-        __m256 w[NB];
+  for_each_word<Bits, g, P, NB, kRowBytes>(cj, [&](int c, const __m256i* words, const __m256i* shifts) {
+    #pragma GCC unroll 4
+    for (int u = 0; u < P; ++u) {
+      __m256 w[NB];
+      #pragma GCC unroll 16
+      for (int b = 0; b < NB; ++b) w[b] = decode<Bits>(words[b], shifts[u], cb);
+      #pragma GCC unroll 16
+      for (int r = 0; r < R; ++r) {
+        const __m256 xv = _mm256_loadu_ps(xj + r * XRow + (c + u) * XVec);
         #pragma GCC unroll 16
-        for (int b = 0; b < NB; ++b) w[b] = decode<Bits>(words[b], shifts[u], cb);
-        #pragma GCC unroll 16
-        for (int r = 0; r < R; ++r) {
-          const __m256 xv = _mm256_loadu_ps(xj + r * XRow + (c + u) * XChunk);
-          #pragma GCC unroll 16
-          for (int b = 0; b < NB; ++b) d[r * NB + b] = _mm256_fmadd_ps(w[b], xv, d[r * NB + b]);
-        }
+        for (int b = 0; b < NB; ++b) d[r * NB + b] = _mm256_fmadd_ps(w[b], xv, d[r * NB + b]);
       }
-    });
-    alignas(32) float sums[R * NB];
-    detail::hsums<R * NB>(d, sums);
-    #pragma GCC unroll 16
-    for (int o = 0; o < R * NB; ++o) acc[o] = std::fma(sig[(o % NB) * G + j], sums[o], acc[o]);
-  }
-  #pragma GCC unroll 16
-  for (int r = 0; r < R; ++r)
-    #pragma GCC unroll 16
-    for (int b = 0; b < NB; ++b) y[r * ldy + b] = acc[r * NB + b];
-}
-
-/// Groups [j0, j1) of columns [n0, n1) for R rows (x as in tile), NB columns per tile then one at a time; sig
-/// holds the norms from column n0.
-template <int K, int N, int Bits, int R, int NB, int XRow, int XChunk>
-inline void columns(int n0, int n1, int j0, int j1, const float* x, const uint8_t* codes, const float* sig,
-                    const Codebook& cb, float* y) {
-  constexpr int G = cq::groups(K);
-  constexpr int kRowBytes = cq::row_code_bytes(K, Bits);
-  int n = n0;
-  for (; n + NB <= n1; n += NB) {
-    tile<K, Bits, R, NB, XRow, XChunk>(x, codes + static_cast<int64_t>(n) * kRowBytes,
-                                       sig + static_cast<int64_t>(n - n0) * G, cb, y + n, N, j0, j1);
-  }
-  for (; n < n1; ++n) {
-    tile<K, Bits, R, 1, XRow, XChunk>(x, codes + static_cast<int64_t>(n) * kRowBytes,
-                                      sig + static_cast<int64_t>(n - n0) * G, cb, y + n, N, j0, j1);
-  }
-}
-
-/// All groups of columns [n0, n1) for `rows` (< 8) rows of x [rows][Kp]: one row takes 4 columns per tile
-/// (decode), more rows fewer.
-template <int K, int N, int Bits>
-inline void columns_few_rows(int32_t rows, int n0, int n1, const float* x, const uint8_t* codes, const float* sig,
-                             const Codebook& cb, float* y) {
-  constexpr int G = cq::groups(K);
-  constexpr int Kp = cq::padded_k(K);
-  switch (rows) {
-    case 1:
-      columns<K, N, Bits, 1, 4, Kp, 8>(n0, n1, 0, G, x, codes, sig, cb, y);
-      break;
-    case 2:
-      columns<K, N, Bits, 2, 2, Kp, 8>(n0, n1, 0, G, x, codes, sig, cb, y);
-      break;
-    case 3:
-      columns<K, N, Bits, 3, 2, Kp, 8>(n0, n1, 0, G, x, codes, sig, cb, y);
-      break;
-    case 4:
-      columns<K, N, Bits, 4, 1, Kp, 8>(n0, n1, 0, G, x, codes, sig, cb, y);
-      break;
-    case 5:
-      columns<K, N, Bits, 5, 1, Kp, 8>(n0, n1, 0, G, x, codes, sig, cb, y);
-      break;
-    case 6:
-      columns<K, N, Bits, 6, 1, Kp, 8>(n0, n1, 0, G, x, codes, sig, cb, y);
-      break;
-    case 7:
-      columns<K, N, Bits, 7, 1, Kp, 8>(n0, n1, 0, G, x, codes, sig, cb, y);
-      break;
-    default:
-      break;
-  }
+    }
+  });
 }
 
 }  // namespace cq_detail
@@ -307,135 +214,49 @@ inline void fwht(float* v) {
   for (int c = 0; c < g / 8; ++c) _mm256_storeu_ps(v + 8 * c, r[c]);
 }
 
-/// xr[r] = per group j of the zero-padded row x[r]: R_g x_j (contract of generic::cq_rotate_f32, same result).
-template <int K>
-inline void cq_rotate_f32(int32_t rows, const float* x, float* xr, const Parallel* par = nullptr) {
-  constexpr int g = cq::group_size(K);
-  constexpr int G = cq::groups(K);
-  constexpr const cq::RotationTable<g>& rot = cq::kRotationTable<g>;
-  const __m256 scale = _mm256_set1_ps(cq::rotation_scale(g));
-  generic::cq_detail::for_each_rotation_row<K>(par, rows, x, xr, [&](const float* src, float* dst) {
-    for (int j = 0; j < G; ++j) {
-      const int k0 = j * g;
-      const float* v = src + k0;
-      float buf[g];
-      if (k0 + g > K) {
-        for (int i = 0; i < g; ++i) buf[i] = k0 + i < K ? src[k0 + i] : 0.0f;
-        v = buf;
-      }
-      __m256 r[g / 8];
-      #pragma GCC unroll 16
-      for (int c = 0; c < g / 8; ++c) {
-        const __m256i idx = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rot.perm + 8 * c));
-        r[c] = _mm256_mul_ps(_mm256_loadu_ps(rot.sign + 8 * c), _mm256_i32gather_ps(v, idx, 4));
-      }
-      fwht_vectors<g>(r);
-      #pragma GCC unroll 16
-      for (int c = 0; c < g / 8; ++c) _mm256_storeu_ps(dst + k0 + 8 * c, _mm256_mul_ps(r[c], scale));
-    }
-  });
-}
+namespace cq_detail {
 
-/// y[r][n] = Σ_j half(norms[n][j]) · Σ_i codebook[code(n,j,i)] · xr[r][j·g+i] (contract of
-/// generic::cq_matmul_f32). Columns go in blocks of about 32 KiB of codes. Inside a block, prefill takes 8
-/// activation rows at a time (each decoded chunk feeds 8 FMAs from registers), 512 columns of K per pass with the
-/// rows' slices interleaved in a stack buffer; the remaining rows, and decode, read x in place.
-template <int K, int N, int Bits>
-inline void cq_matmul_f32(int32_t rows, const float* xr, const void* codes, const void* norms, const void* codebook,
-                          float* y) {
-  constexpr int g = cq::group_size(K);
-  constexpr int G = cq::groups(K);
-  constexpr int Kp = cq::padded_k(K);
-  constexpr int kRowBytes = cq::row_code_bytes(K, Bits);
-  constexpr int kFit = 32768 / kRowBytes / 4 * 4;
-  constexpr int kBlock = kFit < 4 ? 4 : (kFit > 256 ? 256 : kFit);
-  constexpr int kPassGroups = 512 / g < G ? 512 / g : G;
-  const uint8_t* c = static_cast<const uint8_t*>(codes);
-  const uint16_t* nrm = static_cast<const uint16_t*>(norms);
-  const cq_detail::Codebook cb = cq_detail::load_codebook<Bits>(static_cast<const float*>(codebook));
-  float sig[kBlock * G];
-  alignas(32) float xp[kPassGroups * g * 8];
-  for (int n0 = 0; n0 < N; n0 += kBlock) {
-    const int n1 = n0 + kBlock < N ? n0 + kBlock : N;
-    cq_detail::norms_to_float(nrm + static_cast<int64_t>(n0) * G, (n1 - n0) * G, sig);
-    int32_t r = 0;
-    for (; r + 8 <= rows; r += 8) {
-      const float* xb = xr + static_cast<int64_t>(r) * Kp;
-      for (int j0 = 0; j0 < G; j0 += kPassGroups) {
-        const int j1 = j0 + kPassGroups < G ? j0 + kPassGroups : G;
-        // The 8 rows' slices interleaved chunk by chunk (16 KiB at most): every column of the block then reads
-        // them from L1 as 256 contiguous bytes per chunk, instead of 8 rows 4·Kp bytes apart from L2.
-        for (int ch = 0; ch < (j1 - j0) * g / 8; ++ch)
-          for (int rr = 0; rr < 8; ++rr)
-            _mm256_store_ps(xp + (ch * 8 + rr) * 8,
-                            _mm256_loadu_ps(xb + static_cast<int64_t>(rr) * Kp + j0 * g + ch * 8));
-        cq_detail::columns<K, N, Bits, 8, 1, 8, 64>(n0, n1, j0, j1, xp, c, sig, cb, y + static_cast<int64_t>(r) * N);
-      }
-    }
-    if (r < rows) {
-      cq_detail::columns_few_rows<K, N, Bits>(rows - r, n0, n1, xr + static_cast<int64_t>(r) * Kp, c, sig, cb,
-                                              y + static_cast<int64_t>(r) * N);
-    }
+/// The CQ micro-kernel of vec/cq.h on AVX2 (its contract there).
+struct CqOps {
+  using F = detail::F32x8;
+  using Decoder = Codebook;
+  template <int Bits>
+  static Decoder decoder(const float* codebook) {
+    return load_codebook<Bits>(codebook);
   }
-}
+  template <int K, int Bits, int R, int NB, int XRow, int XVec>
+  static void group(const uint8_t* cj, const float* xj, const Decoder& cb, __m256* d) {
+    group_products<K, Bits, R, NB, XRow, XVec>(cj, xj, cb, d);
+  }
+  static void prefetch(const uint8_t* p) { _mm_prefetch(reinterpret_cast<const char*>(p), _MM_HINT_T0); }
+  template <int Bits, int g>
+  static void decode_group(const uint8_t* codes, const Decoder& cb, float* out) {
+    cq_detail::decode_group<Bits, g>(codes, cb, out);
+  }
+  template <int g>
+  static void fwht(float* v) {
+    x86_avx2::fwht<g>(v);
+  }
+  /// R_g v: the signed permutation as a gather, the transform in registers (fwht_vectors), then the scaling.
+  template <int g>
+  static void rotate_group(const float* v, float* out) {
+    constexpr const cq::RotationTable<g>& rot = cq::kRotationTable<g>;
+    const __m256 scale = _mm256_set1_ps(cq::rotation_scale(g));
+    __m256 r[g / 8];
+    #pragma GCC unroll 16
+    for (int c = 0; c < g / 8; ++c) {
+      const __m256i idx = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rot.perm + 8 * c));
+      r[c] = _mm256_mul_ps(_mm256_loadu_ps(rot.sign + 8 * c), _mm256_i32gather_ps(v, idx, 4));
+    }
+    fwht_vectors<g>(r);
+    #pragma GCC unroll 16
+    for (int c = 0; c < g / 8; ++c) _mm256_storeu_ps(out + 8 * c, _mm256_mul_ps(r[c], scale));
+  }
+};
 
-/// CQ output projection: all rows of xr when `all`, else only the last row into y[0..N).
-template <int K, int N, int Bits>
-inline void cq_logits_f32(int32_t rows, bool all, const float* xr, const void* codes, const void* norms,
-                          const void* codebook, float* y) {
-  if (all) {
-    cq_matmul_f32<K, N, Bits>(rows, xr, codes, norms, codebook, y);
-  } else {
-    cq_matmul_f32<K, N, Bits>(1, xr + static_cast<int64_t>(rows - 1) * cq::padded_k(K), codes, norms, codebook, y);
-  }
-}
+}  // namespace cq_detail
 
-/// out[r] = decoded row tok[r] of a CQ table [V][D] times `scale` (contract of generic::cq_embed_f32, same
-/// result): per group ŵ_j = σ_j · R_gᵀ c[code_j], first D elements.
-template <int D, int Bits, int Layout = cq::kLayoutLsb, int V = 0>
-inline void cq_embed_f32(int32_t rows, const int32_t* tok, const void* codes, const void* norms, const void* codebook,
-                         float scale, float* out) {
-  if constexpr (Layout != cq::kLayoutLsb) {  // packed for the matmul kernels (tied embeddings): one row per token
-    generic::cq_embed_f32<D, Bits, Layout, V>(rows, tok, codes, norms, codebook, scale, out);
-    return;
-  }
-  constexpr int g = cq::group_size(D);
-  constexpr int G = cq::groups(D);
-  constexpr int kRowBytes = cq::row_code_bytes(D, Bits);
-  constexpr int kGroupBytes = cq::group_code_bytes(D, Bits);
-  constexpr const cq::RotationTable<g>& rot = cq::kRotationTable<g>;
-  const uint8_t* c = static_cast<const uint8_t*>(codes);
-  const uint16_t* nrm = static_cast<const uint16_t*>(norms);
-  const float* cb = static_cast<const float*>(codebook);
-  const __m256 rscale = _mm256_set1_ps(cq::rotation_scale(g));
-  const __m256 vscale = _mm256_set1_ps(scale);
-  float t[g];
-  float w[g];
-  for (int32_t r = 0; r < rows; ++r) {
-    const int64_t tk = tok[r];
-    const uint8_t* ct = c + tk * kRowBytes;
-    float* dst = out + static_cast<int64_t>(r) * D;
-    for (int j = 0; j < G; ++j) {
-      // R_gᵀ u = P^T diag(s) (1/√g) H u, as cq::unrotate.
-      cq_detail::decode_group<Bits, g>(ct + j * kGroupBytes, cb, t);
-      fwht<g>(t);
-      for (int i = 0; i < g; i += 8) {
-        const __m256 v = _mm256_mul_ps(_mm256_mul_ps(_mm256_loadu_ps(t + i), rscale), _mm256_loadu_ps(rot.sign + i));
-        _mm256_storeu_ps(t + i, v);
-      }
-      for (int i = 0; i < g; ++i) w[rot.perm[i]] = t[i];
-      const __m256 sigma = _mm256_set1_ps(cq::half_to_float(nrm[tk * G + j]));
-      const int k0 = j * g;
-      const int len = k0 + g <= D ? g : D - k0;
-      int i = 0;
-      for (; i + 8 <= len; i += 8)
-        _mm256_storeu_ps(dst + k0 + i, _mm256_mul_ps(_mm256_mul_ps(sigma, _mm256_loadu_ps(w + i)), vscale));
-      if (i < len) {
-        const __m256i m = detail::first_lanes(len - i);
-        _mm256_maskstore_ps(dst + k0 + i, m, _mm256_mul_ps(_mm256_mul_ps(sigma, _mm256_maskload_ps(w + i, m)), vscale));
-      }
-    }
-  }
-}
+// cq_rotate_f32, cq_matmul_f32, cq_logits_f32, cq_embed_f32.
+SAGUARO_KERNELS_DEFINE_CQ_F32(cq_detail::CqOps)
 
 }  // namespace saguaro::kernels::x86_avx2
