@@ -43,6 +43,13 @@ def reference_script(args, name):
     return os.path.join(args.source_dir, "test", "reference", name)
 
 
+def random_gemma4(args, out, variant, *extra):
+    """Writes a tiny random Gemma 4 model (test/reference/make_random_gemma4.py --variant full|plain, then its other
+    options in extra) to out."""
+    run([python(), reference_script(args, "make_random_gemma4.py"), "--variant", variant, *extra, "-o", out], args)
+    return out
+
+
 def run(cmd, args, check=True, **kwargs):
     """Runs a command with the test's private bundle cache; returns the CompletedProcess."""
     env = dict(os.environ, SAGUARO_CACHE_DIR=os.path.join(args.work_dir, "cache"))

@@ -157,8 +157,7 @@ def gemma4(args):
     """The full tiny Gemma 4 model for aarch64-neon under qemu against the host's generic build. The other ARM targets
     differ only in the int8 CQ products, which a float model does not call."""
     model, ids = os.path.join(args.work_dir, "gemma4"), os.path.join(args.work_dir, "gemma4-ids.txt")
-    common.run([common.python(), common.reference_script(args, "make_random_gemma4.py"), "--variant", "full",
-                "-o", model], args)
+    common.random_gemma4(args, model, "full")
     open(ids, "w").write(" ".join(str((i * 37 + 11) % 256) for i in range(24)) + "\n")  # past the window of 8
     host = os.path.join(args.work_dir, "gemma4-host.npy")
     common.run([args.saguaro, "logits", model, "--token-ids", ids, "-o", host, "--target", "generic",

@@ -21,8 +21,7 @@ def main():
     args = common.parse_args()
     w = args.work_dir
     model = os.path.join(w, "gemma4")
-    common.run([common.python(), common.reference_script(args, "make_random_gemma4.py"), "--variant", "plain",
-                "-o", model], args)
+    common.random_gemma4(args, model, "plain")
     fixture = os.path.join(args.source_dir, "test", "fixtures", "chat_templates", "gemma4")
     for name in ("tokenizer.json", "tokenizer_config.json", "generation_config.json", "chat_template.jinja"):
         shutil.copy(os.path.join(fixture, name), model)

@@ -27,8 +27,7 @@ def main():
     import safetensors_io
 
     model = os.path.join(w, "model")
-    common.run([common.python(), common.reference_script(args, "make_random_gemma4.py"), "--variant", "full",
-                "-o", model, "--seed", "5"], args)
+    common.random_gemma4(args, model, "full", "--seed", "5")
     ids = os.path.join(w, "ids.txt")
     open(ids, "w").write(" ".join(str((i * 37 + 11) % 256) for i in range(TOKENS)) + "\n")
     policy = os.path.join(args.source_dir, "examples", "policies", "gemma-4.json")

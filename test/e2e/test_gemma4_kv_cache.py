@@ -40,8 +40,7 @@ def main():
     import gemma4_reference
 
     model = os.path.join(w, "full")
-    common.run([common.python(), common.reference_script(args, "make_random_gemma4.py"), "--variant", "full",
-                "-o", model, "--seed", "3"], args)
+    common.random_gemma4(args, model, "full", "--seed", "3")
     cfg = gemma4_reference.read_config(model)
     for max_seq, kv in ((32768, "f32"), (131072, "f16")):
         bundle = os.path.join(w, f"full-{max_seq}-{kv}")
