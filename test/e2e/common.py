@@ -12,6 +12,9 @@ import urllib.error
 import urllib.request
 
 SKIP = 77  # ctest's SKIP_RETURN_CODE for these tests
+# The independent oracles of test/reference/ import as modules in every e2e test.
+REFERENCE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "reference")
+sys.path.insert(1, REFERENCE_DIR)
 
 
 def parse_args(extra=None):

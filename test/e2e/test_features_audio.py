@@ -5,14 +5,11 @@ passband and aliasing through the CLI, and one-line errors without partial outpu
 import json
 import os
 import struct
-import sys
 
 import numpy as np
 
 import common
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "reference"))
-import audio_reference as oracle  # noqa: E402
+import audio_reference as oracle
 
 
 def features(args, wav, out, *flags, check=True):

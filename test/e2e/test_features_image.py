@@ -92,7 +92,6 @@ def check_colour_types(args):
 
 
 def reference():
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "reference"))
     import image_reference
     return image_reference
 

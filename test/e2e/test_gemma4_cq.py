@@ -9,12 +9,13 @@ the logits also read, stays resident)."""
 import json
 import os
 import shutil
-import sys
 
 import numpy as np
 
 import common
 import compare_logits
+import cq_reference
+import safetensors_io
 
 TOKENS = 24
 
@@ -22,10 +23,6 @@ TOKENS = 24
 def main():
     args = common.parse_args()
     w = args.work_dir
-    sys.path.insert(0, os.path.dirname(common.reference_script(args, "cq_reference.py")))
-    import cq_reference
-    import safetensors_io
-
     model = os.path.join(w, "model")
     common.random_gemma4(args, model, "full", "--seed", "5")
     ids = os.path.join(w, "ids.txt")

@@ -9,12 +9,12 @@ model family's 131072 positions; the 32768-position bundle's logits are still th
 import json
 import os
 import re
-import sys
 
 import numpy as np
 
 import common
 import compare_logits
+import gemma4_reference
 
 TOKENS = 24  # past the sliding window of 8
 ATOL = 1e-3
@@ -36,9 +36,6 @@ def expected_caches(cfg, max_seq, element_bytes):
 def main():
     args = common.parse_args()
     w = args.work_dir
-    sys.path.insert(0, os.path.dirname(common.reference_script(args, "gemma4_reference.py")))
-    import gemma4_reference
-
     model = os.path.join(w, "full")
     common.random_gemma4(args, model, "full", "--seed", "3")
     cfg = gemma4_reference.read_config(model)

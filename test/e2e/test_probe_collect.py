@@ -9,7 +9,6 @@ The data file is read by the probe's own independent parser (test/reference/prob
 import json
 import math
 import os
-import sys
 
 import numpy as np
 
@@ -44,7 +43,6 @@ def expect_error(args, cmd, path, words, leaves_no):
 
 def main():
     args = common.parse_args()
-    sys.path.insert(0, os.path.join(args.source_dir, "test", "reference"))
     import hf_reference
     import probe_reference
 

@@ -8,7 +8,6 @@ trained for another width is refused at compile time with one line naming the pr
 import json
 import os
 import random
-import sys
 
 import numpy as np
 
@@ -33,7 +32,6 @@ def questions():
 
 def main():
     args = common.parse_args()
-    sys.path.insert(0, os.path.join(args.source_dir, "test", "reference"))
     import probe_reference
 
     model = os.path.join(args.source_dir, "examples", "models", "default")
