@@ -99,6 +99,10 @@ llvm::Expected<uint64_t> saguaro::hashFile(llvm::StringRef path) {
   return xxh64(b.data(), b.size(), 0);
 }
 
+llvm::Expected<uint64_t> saguaro::compilerHash() {
+  return hashFile(llvm::sys::fs::getMainExecutable(nullptr, nullptr));
+}
+
 std::string saguaro::hex64(uint64_t v) {
   char buf[17];
   std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));

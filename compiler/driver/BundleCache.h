@@ -24,6 +24,9 @@ llvm::Expected<llvm::json::Object> readBundleManifest(const std::string &bundle)
 llvm::Expected<uint64_t> cacheLimitBytes();
 /// The XXH64 of a file's contents; the error names the file.
 llvm::Expected<uint64_t> hashFile(llvm::StringRef path);
+/// The XXH64 of the running saguaro executable: part of every cache key, so that a rebuilt compiler never reuses
+/// an entry an older one wrote.
+llvm::Expected<uint64_t> compilerHash();
 /// 16 lower-case hex digits: the spelling of cache keys.
 std::string hex64(uint64_t value);
 /// Marks the cache entry directory `entry` used now (its LRU stamp).

@@ -152,9 +152,7 @@ llvm::Error addProbe(const CompileOptions &o, ImportedModel &model) {
 } // namespace
 
 llvm::Expected<std::string> saguaro::bundleKey(const CompileOptions &o) {
-  // The compiler's own executable is part of the key: a rebuilt compiler never reuses stale bundles.
-  std::string self = llvm::sys::fs::getMainExecutable(nullptr, nullptr);
-  auto selfHash = hashFile(self);
+  auto selfHash = compilerHash();
   if (!selfHash)
     return selfHash.takeError();
   // Without --damp each matrix gets quant::default_damp(bits): its bits are keyed (bits, bpw, policy file) and the

@@ -31,18 +31,20 @@ int fail(const std::string &message) {
   return 1;
 }
 
-/// The key of a tokenizer file's compiled blob: the compiler's own executable (a rebuilt compiler never reads an
-/// entry an older one wrote), the file's contents and, for a tokenizer.json, the tokenizer_config.json (BOS, EOS)
-/// and generation_config.json (stop ids) beside it.
+/// The key of a tokenizer file's compiled blob: the compiler (compilerHash), the file's contents and, for a
+/// tokenizer.json, the tokenizer_config.json (BOS, EOS) and generation_config.json (stop ids) beside it.
 llvm::Expected<std::string> tokenizerKey(const std::string &file) {
-  std::vector<std::string> inputs = {llvm::sys::fs::getMainExecutable(nullptr, nullptr), file};
+  auto self = compilerHash();
+  if (!self)
+    return self.takeError();
+  std::vector<std::string> inputs = {file};
   for (const char *beside : {"tokenizer_config.json", "generation_config.json"}) {
     llvm::SmallString<256> config(llvm::sys::path::parent_path(file));
     llvm::sys::path::append(config, beside);
     if (llvm::StringRef(file).ends_with(".json") && llvm::sys::fs::exists(config))
       inputs.push_back(config.str().str());
   }
-  std::string key = "saguaro tokenizer|";
+  std::string key = "saguaro tokenizer|saguaro=" + hex64(*self) + "|";
   for (const std::string &f : inputs) {
     auto h = hashFile(f);
     if (!h)
