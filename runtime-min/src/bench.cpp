@@ -314,7 +314,7 @@ int run_bench(const std::string& bundle, const std::string& out_path, int32_t th
     const double t0 = now_s();
     for (int32_t p = 0; p < prompt_tokens; p += spec.prefill_chunk)
       saguaro_model_prefill(model->state(), prompt.data() + p, std::min(spec.prefill_chunk, prompt_tokens - p), p,
-                            logits.data(), false);
+                            nullptr, nullptr, logits.data(), false);
     return now_s() - t0;
   };
   auto decode_tokens = [&] {  // greedy, so every run gathers the same rows

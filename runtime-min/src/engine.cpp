@@ -53,7 +53,8 @@ struct Engine::Impl {
     const int32_t chunk = spec.prefill_chunk;
     for (int32_t p = 0; p < n; p += chunk) {
       const int32_t m = std::min(chunk, n - p);
-      saguaro_model_prefill(model->state(), ids + p, m, p, all ? out + static_cast<size_t>(p) * spec.vocab : out, all);
+      saguaro_model_prefill(model->state(), ids + p, m, p, nullptr, nullptr,
+                            all ? out + static_cast<size_t>(p) * spec.vocab : out, all);
     }
   }
 };

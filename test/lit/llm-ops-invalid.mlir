@@ -213,3 +213,71 @@ func.func @column_slice_rows(%x: tensor<2x8xf32>) -> tensor<1x4xf32> {
   %s = llm.column_slice %x {offset = 0 : i64} : tensor<2x8xf32> -> tensor<1x4xf32>
   return %s : tensor<1x4xf32>
 }
+
+// -----
+
+// A patch position is (column, row).
+func.func @position_embed_columns(%x: tensor<4x8xf32>, %pos: tensor<4x3xi32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'llm.position_embed_2d' op positions must have 2 columns (column, row), got 3}}
+  %e = llm.position_embed_2d %x, %pos {table = #llm.weight<"pos">, table_rows = 64 : i64} : tensor<4x8xf32>, tensor<4x3xi32>
+  return %e : tensor<4x8xf32>
+}
+
+// -----
+
+// One position per patch row.
+func.func @position_embed_rows(%x: tensor<4x8xf32>, %pos: tensor<5x2xi32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'llm.position_embed_2d' op row counts differ: 4 vs 5}}
+  %e = llm.position_embed_2d %x, %pos {table = #llm.weight<"pos">, table_rows = 64 : i64} : tensor<4x8xf32>, tensor<5x2xi32>
+  return %e : tensor<4x8xf32>
+}
+
+// -----
+
+// 2-D RoPE splits each head into a column half and a row half of rotate_half pairs.
+func.func @rope_2d_head_dim(%x: tensor<4x12xf32>, %pos: tensor<4x2xi32>) -> tensor<4x12xf32> {
+  // expected-error @+1 {{'llm.rope_2d' op heads must be positive and head_dim a positive multiple of 4, got 2 and 6}}
+  %r = llm.rope_2d %x, %pos {heads = 2 : i64, head_dim = 6 : i64, theta = 100.0 : f32} : tensor<4x12xf32>, tensor<4x2xi32>
+  return %r : tensor<4x12xf32>
+}
+
+// -----
+
+func.func @rope_2d_width(%x: tensor<4x12xf32>, %pos: tensor<4x2xi32>) -> tensor<4x12xf32> {
+  // expected-error @+1 {{'llm.rope_2d' op input has 12 features, expected heads * head_dim = 8}}
+  %r = llm.rope_2d %x, %pos {heads = 2 : i64, head_dim = 4 : i64, theta = 100.0 : f32} : tensor<4x12xf32>, tensor<4x2xi32>
+  return %r : tensor<4x12xf32>
+}
+
+// -----
+
+func.func @bidirectional_attention_groups(%q: tensor<4x12xf32>, %k: tensor<4x8xf32>) -> tensor<4x12xf32> {
+  // expected-error @+1 {{'llm.bidirectional_attention' op heads (3) must be a multiple of kv_heads (2)}}
+  %a = llm.bidirectional_attention %q, %k, %k {heads = 3 : i64, kv_heads = 2 : i64, head_dim = 4 : i64, scale = 1.0 : f32} : tensor<4x12xf32>, tensor<4x8xf32>
+  return %a : tensor<4x12xf32>
+}
+
+// -----
+
+func.func @bidirectional_attention_kv_width(%q: tensor<4x8xf32>, %k: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'llm.bidirectional_attention' op k and v have 8 features, expected kv_heads * head_dim = 4}}
+  %a = llm.bidirectional_attention %q, %k, %k {heads = 2 : i64, kv_heads = 1 : i64, head_dim = 4 : i64, scale = 1.0 : f32} : tensor<4x8xf32>, tensor<4x8xf32>
+  return %a : tensor<4x8xf32>
+}
+
+// -----
+
+// A 3x3 kernel pools nine patch rows into one.
+func.func @pool_patches_rows(%x: tensor<36x8xf32>, %pos: tensor<36x2xi32>) -> tensor<3x8xf32> {
+  // expected-error @+1 {{'llm.pool_patches' op pools 36 patch rows into 3, but a 3x3 kernel makes 36 / 9 rows}}
+  %p = llm.pool_patches %x, %pos {kernel = 3 : i64, scale = 1.0 : f32} : tensor<36x8xf32>, tensor<36x2xi32> -> tensor<3x8xf32>
+  return %p : tensor<3x8xf32>
+}
+
+// -----
+
+func.func @pool_patches_width(%x: tensor<36x8xf32>, %pos: tensor<36x2xi32>) -> tensor<4x4xf32> {
+  // expected-error @+1 {{'llm.pool_patches' op changes the row width from 8 to 4}}
+  %p = llm.pool_patches %x, %pos {kernel = 3 : i64, scale = 1.0 : f32} : tensor<36x8xf32>, tensor<36x2xi32> -> tensor<4x4xf32>
+  return %p : tensor<4x4xf32>
+}

@@ -19,3 +19,28 @@ func.func @gemma4_ops(%q: tensor<2x8xf32>, %k: tensor<2x4xf32>) -> tensor<2x4xf3
   %c = llm.column_slice %t {offset = 4 : i64} : tensor<2x8xf32> -> tensor<2x4xf32>
   return %c : tensor<2x4xf32>
 }
+
+// -----
+
+// The vision tower's ops print and parse back: pixels to [-1, 1], a clipped linear's clamp, the 2-D position
+// embedding and RoPE, attention over every patch, 3x3 pooling, standardize, and a prefill's injected rows.
+// CHECK-LABEL: func.func @encoder_ops
+// CHECK:      llm.shift_scale %{{.*}} {scale = 2.000000e+00 : f32, shift = 5.000000e-01 : f32} : tensor<36x8xf32>
+// CHECK:      llm.clamp %{{.*}} {hi = #llm.weight<"q.input_max">, lo = #llm.weight<"q.input_min">} : tensor<36x8xf32>
+// CHECK:      llm.position_embed_2d %{{.*}}, %{{.*}} {table = #llm.weight<"pos">, table_rows = 64 : i64} : tensor<36x8xf32>, tensor<36x2xi32>
+// CHECK:      llm.rope_2d %{{.*}}, %{{.*}} {head_dim = 4 : i64, heads = 2 : i64, theta = 1.000000e+02 : f32} : tensor<36x8xf32>, tensor<36x2xi32>
+// CHECK:      llm.bidirectional_attention %{{.*}}, %{{.*}}, %{{.*}} {{{.*}}kv_heads = 1 : i64{{.*}}} : tensor<36x8xf32>, tensor<36x4xf32>
+// CHECK:      llm.pool_patches %{{.*}}, %{{.*}} {kernel = 3 : i64, scale = 2.82842708 : f32} : tensor<36x8xf32>, tensor<36x2xi32> -> tensor<4x8xf32>
+// CHECK:      llm.standardize %{{.*}} {bias = #llm.weight<"std_bias">, scale = #llm.weight<"std_scale">} : tensor<4x8xf32>
+// CHECK:      llm.inject_embeddings %{{.*}} : tensor<4x8xf32>
+func.func @encoder_ops(%x: tensor<36x8xf32>, %pos: tensor<36x2xi32>, %k: tensor<36x4xf32>) -> tensor<4x8xf32> {
+  %p = llm.shift_scale %x {shift = 0.5 : f32, scale = 2.0 : f32} : tensor<36x8xf32>
+  %c = llm.clamp %p {lo = #llm.weight<"q.input_min">, hi = #llm.weight<"q.input_max">} : tensor<36x8xf32>
+  %e = llm.position_embed_2d %c, %pos {table = #llm.weight<"pos">, table_rows = 64 : i64} : tensor<36x8xf32>, tensor<36x2xi32>
+  %r = llm.rope_2d %e, %pos {heads = 2 : i64, head_dim = 4 : i64, theta = 100.0 : f32} : tensor<36x8xf32>, tensor<36x2xi32>
+  %a = llm.bidirectional_attention %r, %k, %k {heads = 2 : i64, kv_heads = 1 : i64, head_dim = 4 : i64, scale = 1.0 : f32} : tensor<36x8xf32>, tensor<36x4xf32>
+  %o = llm.pool_patches %a, %pos {kernel = 3 : i64, scale = 2.828427 : f32} : tensor<36x8xf32>, tensor<36x2xi32> -> tensor<4x8xf32>
+  %s = llm.standardize %o {bias = #llm.weight<"std_bias">, scale = #llm.weight<"std_scale">} : tensor<4x8xf32>
+  %i = llm.inject_embeddings %s : tensor<4x8xf32>
+  return %i : tensor<4x8xf32>
+}

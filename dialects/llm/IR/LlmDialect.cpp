@@ -176,3 +176,57 @@ LogicalResult LogitsOp::verify() { return sameRows(*this, getInput().getType(), 
 
 #define GET_OP_CLASSES
 #include "dialects/llm/IR/LlmOps.cpp.inc"
+
+LogicalResult PositionEmbed2dOp::verify() {
+  if (getTableRows() <= 0)
+    return emitOpError() << "table_rows must be positive, got " << getTableRows();
+  if (featuresOf(getPositions().getType()) != 2)
+    return emitOpError() << "positions must have 2 columns (column, row), got "
+                         << featuresOf(getPositions().getType());
+  return sameRows(*this, getInput().getType(), getPositions().getType());
+}
+
+LogicalResult Rope2dOp::verify() {
+  int64_t hd = getHeadDim();
+  if (getHeads() <= 0 || hd <= 0 || hd % 4 != 0)
+    return emitOpError() << "heads must be positive and head_dim a positive multiple of 4, got " << getHeads()
+                         << " and " << hd;
+  if (featuresOf(getInput().getType()) != getHeads() * hd)
+    return emitOpError() << "input has " << featuresOf(getInput().getType())
+                         << " features, expected heads * head_dim = " << getHeads() * hd;
+  if (featuresOf(getPositions().getType()) != 2)
+    return emitOpError() << "positions must have 2 columns (column, row), got "
+                         << featuresOf(getPositions().getType());
+  return sameRows(*this, getInput().getType(), getPositions().getType());
+}
+
+LogicalResult BidirectionalAttentionOp::verify() {
+  int64_t hd = getHeadDim();
+  if (getHeads() <= 0 || getKvHeads() <= 0 || hd <= 0)
+    return emitOpError("heads, kv_heads and head_dim must be positive");
+  if (getHeads() % getKvHeads() != 0)
+    return emitOpError() << "heads (" << getHeads() << ") must be a multiple of kv_heads (" << getKvHeads() << ")";
+  if (featuresOf(getQ().getType()) != getHeads() * hd)
+    return emitOpError() << "q has " << featuresOf(getQ().getType()) << " features, expected heads * head_dim = "
+                         << getHeads() * hd;
+  if (featuresOf(getK().getType()) != getKvHeads() * hd)
+    return emitOpError() << "k and v have " << featuresOf(getK().getType())
+                         << " features, expected kv_heads * head_dim = " << getKvHeads() * hd;
+  return sameRows(*this, getQ().getType(), getK().getType());
+}
+
+LogicalResult PoolPatchesOp::verify() {
+  int64_t k = getKernel(), in = rowsOf(getInput().getType()), out = rowsOf(getType());
+  if (k <= 0)
+    return emitOpError() << "kernel must be positive, got " << k;
+  if (in != out * k * k)
+    return emitOpError() << "pools " << in << " patch rows into " << out << ", but a " << k << "x" << k
+                         << " kernel makes " << in << " / " << k * k << " rows";
+  if (featuresOf(getInput().getType()) != featuresOf(getType()))
+    return emitOpError() << "changes the row width from " << featuresOf(getInput().getType()) << " to "
+                         << featuresOf(getType());
+  if (featuresOf(getPositions().getType()) != 2)
+    return emitOpError() << "positions must have 2 columns (column, row), got "
+                         << featuresOf(getPositions().getType());
+  return sameRows(*this, getInput().getType(), getPositions().getType());
+}

@@ -287,4 +287,6 @@ def Llm_LogitsOp : Llm_Op<"logits", [Pure]> {
   let hasVerifier = 1;
 }
 
+include "LlmEncoderOps.td"
+
 #endif // SAGUARO_LLM_OPS

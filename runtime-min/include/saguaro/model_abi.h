@@ -10,6 +10,24 @@ struct WeightSpec { const char* name; DType dtype; uint64_t bytes; const char* l
 struct ModelState;
 /// The compiled confidence probe (llm.probe_head): p(wrong) from n ≥ 1 rows of the hidden tap (n × dim floats).
 using ProbeFn = void (*)(const ModelState& s, float* hidden, int32_t n, float* p_wrong);
+/// An encoder tower: `rows` patches of one image (rows × row_width floats, each at positions[2r] = column,
+/// positions[2r + 1] = row of the patch grid) -> rows / pooling² soft tokens (× out_dim floats) for the decoder.
+/// It runs on its own arena: s.arena must hold EncoderSpec::arena_bytes.
+using EncodeFn = void (*)(const ModelState& s, const float* patches, const int32_t* positions, int32_t rows,
+                          float* soft_tokens);
+/// What the runtime needs to know of an encoder tower (the vision tower: saguaro_model_encode_image).
+struct EncoderSpec {
+  int32_t max_rows;          // patches per call: the compiled soft-token budget × pooling²
+  int32_t row_width;         // floats per patch: 3 · patch_size² (row dy, column dx, channel c at (dy·p + dx)·3 + c)
+  int32_t patch_size;        // pixels per patch side
+  int32_t pooling;           // a soft token averages pooling × pooling neighbouring patches
+  int32_t position_limit;    // patch coordinates must be below it (the position table's rows)
+  int32_t out_dim;           // floats per soft token: the decoder's dim
+  int32_t token_id;          // the placeholder token each soft token replaces
+  int32_t begin_id, end_id;  // the tokens around an image's soft tokens
+  uint64_t arena_bytes;      // the tower's own activation arena
+  EncodeFn encode;
+};
 struct ModelSpec {
   const char* name;          // model name from the importer
   int32_t vocab, dim, n_layers, max_seq, prefill_chunk;
@@ -23,6 +41,7 @@ struct ModelSpec {
   const int32_t* windows;    // n_layers sliding-attention windows (0: full causal); null: every layer full
   const char* target;        // the --target model.cpp was compiled for (null: generic); binding refuses a CPU
                              // that lacks its extensions (kernels/cpu_features.h)
+  const EncoderSpec* vision; // null: no vision tower
 };
 /// Receives the first `rows` rows of a [rows, cols] activation at a `kern.tap` (calibration builds, and the
 /// hidden tap a probe reads).
@@ -38,8 +57,10 @@ struct ModelState {
 }  // namespace saguaro
 const saguaro::ModelSpec& saguaro_model_spec();
 // tokens[0..n) at positions pos0..pos0+n-1, 1 <= n <= prefill_chunk, pos0 + n <= max_seq.
+// soft_embeds: null, or n × dim floats: row r replaces the embedding of token r where soft_mask[r] is non-zero
+// (an encoder's soft tokens; the token there is the one whose per-layer embedding the model reads).
 // logits: vocab floats for the last row, or n*vocab floats (row-major) when all_logits.
 void saguaro_model_prefill(const saguaro::ModelState& s, const int32_t* tokens, int32_t n, int32_t pos0,
-                           float* logits, bool all_logits);
+                           const float* soft_embeds, const uint8_t* soft_mask, float* logits, bool all_logits);
 // one token at position pos; writes vocab floats.
 void saguaro_model_decode(const saguaro::ModelState& s, int32_t token, int32_t pos, float* logits);

@@ -1,4 +1,5 @@
-// add_f32, softcap_f32, scale_f32 and column_slice_f32 against double-precision formulas and plain copies.
+// add_f32, softcap_f32, scale_f32, column_slice_f32, copy_rows_f32 and inject_rows_f32 against double-precision
+// formulas and plain copies.
 #include "saguaro/kernels/kernels.h"
 #include "test_util.h"
 
@@ -48,6 +49,27 @@ TEST(ColumnSliceF32, CopiesEachRowsColumns) {
   column_slice_f32<40, 16, 8>(3, x.data(), out.data());
   for (int r = 0; r < 3; ++r)
     for (int j = 0; j < 8; ++j) EXPECT_EQ(out[r * 8 + j], x[r * 40 + 16 + j]) << "row " << r << " column " << j;
+}
+
+TEST(CopyRowsF32, CopiesEveryRow) {
+  const auto x = RandomFloats(3 * 24, 172);
+  std::vector<float> out(4 * 24, -1.0f);
+  copy_rows_f32<24>(3, x.data(), out.data());
+  for (int i = 0; i < 3 * 24; ++i) EXPECT_EQ(out[i], x[i]) << "element " << i;
+  for (int i = 3 * 24; i < 4 * 24; ++i) EXPECT_EQ(out[i], -1.0f) << "element " << i << " is past the rows";
+}
+
+TEST(InjectRowsF32, ReplacesOnlyMaskedRows) {
+  const auto before = RandomFloats(4 * 16, 173), embeds = RandomFloats(4 * 16, 174);
+  const uint8_t mask[4] = {0, 1, 0, 1};
+  auto x = before;
+  inject_rows_f32<16>(4, embeds.data(), mask, x.data());
+  for (int r = 0; r < 4; ++r)
+    for (int j = 0; j < 16; ++j)
+      EXPECT_EQ(x[r * 16 + j], (mask[r] ? embeds : before)[r * 16 + j]) << "row " << r << " column " << j;
+  auto untouched = before;
+  inject_rows_f32<16>(4, nullptr, nullptr, untouched.data());
+  EXPECT_EQ(untouched, before);
 }
 
 }  // namespace

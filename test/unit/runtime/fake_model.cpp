@@ -38,7 +38,7 @@ void forward_one(const ModelState& s, int32_t token, int32_t pos, float* logits)
 const saguaro::ModelSpec& saguaro_model_spec() { return saguaro::test::kSpec; }
 
 void saguaro_model_prefill(const saguaro::ModelState& s, const int32_t* tokens, int32_t n, int32_t pos0,
-                           float* logits, bool all_logits) {
+                           const float*, const uint8_t*, float* logits, bool all_logits) {
   using namespace saguaro::test;
   ++g_fake_prefill_calls;
   for (int32_t r = 0; r < n; ++r)

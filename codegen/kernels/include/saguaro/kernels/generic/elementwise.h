@@ -37,4 +37,20 @@ inline void column_slice_f32(int32_t rows, const float* x, float* out) {
     std::memcpy(out + static_cast<int64_t>(r) * W, x + static_cast<int64_t>(r) * N + Offset, sizeof(float) * W);
 }
 
+/// out[rows][N] = x[rows][N]: an entry's input into its arena, or its result out of it.
+template <int N>
+inline void copy_rows_f32(int32_t rows, const float* x, float* out) {
+  std::memcpy(out, x, sizeof(float) * static_cast<size_t>(rows) * N);
+}
+
+/// Row r of x[rows][D] becomes embeds[r] where mask[r] is non-zero; nothing when embeds is null (the rows an
+/// encoder's soft tokens replace in a prefill chunk).
+template <int D>
+inline void inject_rows_f32(int32_t rows, const float* embeds, const uint8_t* mask, float* x) {
+  if (!embeds) return;
+  for (int32_t r = 0; r < rows; ++r)
+    if (mask[r])
+      std::memcpy(x + static_cast<int64_t>(r) * D, embeds + static_cast<int64_t>(r) * D, sizeof(float) * D);
+}
+
 }  // namespace saguaro::kernels::generic
