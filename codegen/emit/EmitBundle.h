@@ -15,6 +15,13 @@
 
 namespace saguaro {
 
+/// A vision tower as a bundle states it: model.cpp's EncoderSpec (model_abi.h) and manifest.json's "vision".
+struct BundleVision {
+  int64_t maxRows = 0, rowWidth = 0, patchSize = 0, pooling = 0, positionLimit = 0, outDim = 0;
+  int64_t tokenId = -1, beginId = -1, endId = -1;
+  int64_t layers = 0, dim = 0; // the tower's depth and width, for people reading the manifest
+};
+
 /// The model as a bundle states it: model.cpp's ModelSpec and manifest.json's "model".
 struct BundleModel {
   std::string name;         // e.g. "stories260K"
@@ -23,6 +30,7 @@ struct BundleModel {
   int64_t maxSeq = 0;           // longest sequence the KV cache holds
   std::vector<int64_t> windows; // each layer's attention window (0: full causal attention); may be empty
   bool probe = false;           // the module has a probe entry point (saguaro_model_probe)
+  std::optional<BundleVision> vision; // the module has a vision entry point (saguaro_model_encode_image)
 };
 
 /// A stored tensor as the bundle writes it: its bytes stay owned by the caller until emitBundle returns.

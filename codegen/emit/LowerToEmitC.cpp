@@ -38,11 +38,13 @@ struct AbiTypes {
         floatPtr(emitc::PointerType::get(FloatType::getF32(ctx))),
         kvPtr(kvType == "f16" ? emitc::PointerType::get(IntegerType::get(ctx, 16, IntegerType::Unsigned))
                               : floatPtr),
+        constFloatPtr(emitc::PointerType::get(emitc::OpaqueType::get(ctx, "const float"))),
         tokenPtr(emitc::PointerType::get(emitc::OpaqueType::get(ctx, "const int32_t"))),
+        bytePtr(emitc::PointerType::get(emitc::OpaqueType::get(ctx, "const uint8_t"))),
         weightPtr(emitc::PointerType::get(emitc::OpaqueType::get(ctx, "const void"))),
         parallelPtr(emitc::PointerType::get(emitc::OpaqueType::get(ctx, "const saguaro::kernels::Parallel"))),
         i32(IntegerType::get(ctx, 32)), i64(IntegerType::get(ctx, 64)), i1(IntegerType::get(ctx, 1)) {}
-  Type state, floatPtr, kvPtr, tokenPtr, weightPtr, parallelPtr, i32, i64, i1;
+  Type state, floatPtr, kvPtr, constFloatPtr, tokenPtr, bytePtr, weightPtr, parallelPtr, i32, i64, i1;
 };
 
 /// Builds one EmitC entry function from a planned kern function.
@@ -174,50 +176,62 @@ FailureOr<Value> EntryEmitter::argument(kern::CallOp call, Attribute arg, ValueR
 }
 
 LogicalResult EntryEmitter::run(StringRef kind) {
-  bool prefill = kind == "prefill", probe = kind == "probe";
-  if (!prefill && !probe && kind != "decode")
+  // The ABI signatures (model_abi.h): each argument's C++ name and type. The names are also the runtime parameters
+  // (kern.param) the entry's calls may read.
+  struct Argument {
+    const char *name;
+    Type type;
+  };
+  SmallVector<Argument> abi;
+  const char *function;
+  if (kind == "prefill") {
+    function = "saguaro_model_prefill";
+    abi = {{"tokens", t.tokenPtr},     {"rows", t.i32},          {"pos0", t.i32},      {"soft_embeds", t.constFloatPtr},
+           {"soft_mask", t.bytePtr}, {"logits", t.floatPtr}, {"all_logits", t.i1}};
+  } else if (kind == "decode") {
+    function = "saguaro_model_decode";
+    abi = {{"token", t.i32}, {"pos0", t.i32}, {"logits", t.floatPtr}};
+  } else if (kind == "probe") {
+    function = "saguaro_model_probe";
+    abi = {{"hidden", t.floatPtr}, {"rows", t.i32}, {"p_wrong", t.floatPtr}};
+  } else if (kind == "vision") {
+    function = "saguaro_model_encode_image";
+    abi = {{"patches", t.constFloatPtr}, {"positions", t.tokenPtr}, {"rows", t.i32}, {"soft_tokens", t.floatPtr}};
+  } else {
     return fn.emitOpError() << "unknown entry kind \"" << kind << "\"";
-  // The ABI signatures (model_abi.h).
-  SmallVector<Type> inputs = prefill ? SmallVector<Type>{t.state, t.tokenPtr, t.i32, t.i32, t.floatPtr, t.i1}
-                             : probe ? SmallVector<Type>{t.state, t.floatPtr, t.i32, t.floatPtr}
-                                     : SmallVector<Type>{t.state, t.i32, t.i32, t.floatPtr};
+  }
+  SmallVector<Type> inputs = {t.state};
+  for (const Argument &a : abi)
+    inputs.push_back(a.type);
   b.setInsertionPoint(fn);
-  auto entry = b.create<emitc::FuncOp>(
-      fn.getLoc(), prefill ? "saguaro_model_prefill" : probe ? "saguaro_model_probe" : "saguaro_model_decode",
-      FunctionType::get(fn.getContext(), inputs, {}));
+  auto entry = b.create<emitc::FuncOp>(fn.getLoc(), function, FunctionType::get(fn.getContext(), inputs, {}));
   Block *body = entry.addEntryBlock();
   b.setInsertionPointToStart(body);
-
-  static constexpr const char *kPrefillArgs[] = {"state", "tokens", "rows", "pos0", "logits", "all_logits"};
-  static constexpr const char *kProbeArgs[] = {"state", "hidden", "rows", "p_wrong"};
-  static constexpr const char *kDecodeArgs[] = {"state", "token", "pos0", "logits"};
-  ArrayRef<const char *> argNames = prefill ? ArrayRef(kPrefillArgs)
-                                    : probe ? ArrayRef(kProbeArgs)
-                                            : ArrayRef(kDecodeArgs);
-  for (auto [arg, name] : llvm::zip_equal(body->getArguments(), argNames))
-    arg.setLoc(named(name));
   state = body->getArgument(0);
+  state.setLoc(named("state"));
+  for (auto [i, a] : llvm::enumerate(abi)) {
+    Value arg = body->getArgument(i + 1);
+    arg.setLoc(named(a.name));
+    params[a.name] = arg;
+  }
   arena = opaqueCall("arena", t.floatPtr, "arena_of", state, {b.getIndexAttr(0)});
-  kv = opaqueCall("kv", t.kvPtr, "kv_of", state, {b.getIndexAttr(0)});
-  if (probe) {
-    params["hidden"] = body->getArgument(1);
-    params["rows"] = body->getArgument(2);
-    params["p_wrong"] = body->getArgument(3);
-  } else if (prefill) {
-    params["tokens"] = body->getArgument(1);
-    params["rows"] = body->getArgument(2);
-    params["pos0"] = body->getArgument(3);
-    params["logits"] = body->getArgument(4);
-    params["all_logits"] = body->getArgument(5);
-    params["logit_rows"] = b.create<emitc::ConditionalOp>(
-        named("logit_rows"), t.i32, body->getArgument(5), body->getArgument(2),
-        literal(t.i32, b.getI32IntegerAttr(1)));
-  } else {
-    params["tokens"] = b.create<emitc::ApplyOp>(named("tokens"), t.tokenPtr, "&", body->getArgument(1));
-    params["pos0"] = body->getArgument(2);
-    params["logits"] = body->getArgument(3);
+  if (kind != "vision") // an encoder has no KV cache
+    kv = opaqueCall("kv", t.kvPtr, "kv_of", state, {b.getIndexAttr(0)});
+  if (kind == "prefill") {
+    params["logit_rows"] = b.create<emitc::ConditionalOp>(named("logit_rows"), t.i32, params["all_logits"],
+                                                         params["rows"], literal(t.i32, b.getI32IntegerAttr(1)));
+  } else if (kind == "decode") {
+    params["tokens"] = b.create<emitc::ApplyOp>(named("tokens"), t.tokenPtr, "&", params["token"]);
     params["rows"] = params["logit_rows"] = literal(t.i32, b.getI32IntegerAttr(1));
     params["all_logits"] = literal(t.i1, b.getBoolAttr(false));
+  } else if (kind == "vision") {
+    // The soft-token rows: one per pooling x pooling patches (the entry's llm.pooling).
+    auto pooling = fn->getAttrOfType<IntegerAttr>("llm.pooling");
+    if (!pooling || pooling.getInt() <= 0)
+      return fn.emitOpError("a vision entry needs a positive llm.pooling");
+    params["soft_rows"] = b.create<emitc::DivOp>(named("soft_rows"), t.i32, params["rows"],
+                                                 literal(t.i32, b.getI32IntegerAttr(static_cast<int32_t>(
+                                                                    pooling.getInt() * pooling.getInt()))));
   }
 
   // A cache's pointers are named after the store into it (the attention ops that read the cache come first), or

@@ -154,5 +154,17 @@ llvm::json::Value bundle::manifest(ModuleOp m, const ModuleFacts &facts, const B
                                     {"plan", memoryPlan(m)}}}};
   if (!facts.taps.empty())
     manifest["taps"] = taps(facts);
+  if (const std::optional<BundleVision> &v = d.vision)
+    manifest["vision"] = llvm::json::Object{{"layers", v->layers},
+                                            {"dim", v->dim},
+                                            {"patch_size", v->patchSize},
+                                            {"pooling", v->pooling},
+                                            {"max_patches", v->maxRows},
+                                            {"max_soft_tokens", v->maxRows / (v->pooling * v->pooling)},
+                                            {"position_limit", v->positionLimit},
+                                            {"image_token_id", v->tokenId},
+                                            {"begin_image_token_id", v->beginId},
+                                            {"end_image_token_id", v->endId},
+                                            {"arena_bytes", facts.visionArenaBytes}};
   return manifest;
 }

@@ -62,6 +62,7 @@ ModuleFacts ModuleFacts::of(ModuleOp m) {
     return a ? a.getInt() : int64_t{0};
   };
   f.arenaBytes = integer("kern.arena_bytes");
+  f.visionArenaBytes = integer("kern.vision_arena_bytes");
   f.kvBytes = integer("kern.kv_bytes");
   if (auto kv = m->getAttrOfType<StringAttr>("kern.kv_type"))
     f.kvType = kv.getValue().str();

@@ -114,6 +114,9 @@ BundleModel bundleModel(const ModelDesc &d) {
   for (const LayerAttention &a : d.layerAttention)
     m.windows.push_back(a.window);
   m.probe = d.probe.h > 0;
+  if (const VisionTower &v = d.vision; v.layers > 0)
+    m.vision = BundleVision{v.maxSoftTokens * v.pooling * v.pooling, 3 * v.patchSize * v.patchSize, v.patchSize,
+                            v.pooling, v.positionRows, d.dim, v.imageTokenId, v.beginId, v.endId, v.layers, v.dim};
   return m;
 }
 

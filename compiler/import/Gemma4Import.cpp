@@ -2,7 +2,8 @@
 //
 // Gemma4ForCausalLM (model_type gemma4_text: the config itself, tensors under `model.`) and the
 // language model of Gemma4ForConditionalGeneration (gemma4: the nested `text_config`, tensors
-// under `model.language_model.`; the vision and audio towers are left out). docs/gemma4.md lists
+// under `model.language_model.`, with its vision tower (Gemma4VisionImport.cpp); the audio tower is
+// left out). docs/gemma4.md lists
 // every rule with the place in transformers that defines it; test/reference/gemma4_reference.py
 // implements the same rules in numpy. Everything the config says is read here into ModelDesc, and
 // everything this compiler does not implement is refused in one line naming config.json.
@@ -270,6 +271,9 @@ llvm::Error saguaro::describeGemma4(const HfConfig &outer, llvm::StringRef archi
     }
     d.layerWeights.push_back(w);
   }
+  if (conditional)
+    if (auto e = describeGemma4Vision(outer, dir, d))
+      return e;
   d.bosId = text->getInteger("bos_token_id").value_or(outer.object().getInteger("bos_token_id").value_or(-1));
   const llvm::json::Value *eos = text->get("eos_token_id") ? text->get("eos_token_id")
                                                            : outer.object().get("eos_token_id");
@@ -296,6 +300,10 @@ llvm::Error saguaro::importGemma4(const HfConfig &outer, llvm::StringRef archite
   for (int64_t i = 0; i < layers; ++i)
     if (const std::string &ones = d.layerWeights[i].vNorm; !ones.empty() && !model.weights.contains(ones))
       model.weights.addOwned(ones, {d.headDimOf(i)}, std::vector<float>(static_cast<size_t>(d.headDimOf(i)), 1.0f));
+  // The norms without a scale (v_norm, the vision embedder's norm) multiply by a weight of ones, exactly.
+  for (auto [name, size] : {std::pair{d.vision.headOnes, d.vision.headDim}, {d.vision.dimOnes, d.vision.dim}})
+    if (!name.empty() && !model.weights.contains(name))
+      model.weights.addOwned(name, {size}, std::vector<float>(static_cast<size_t>(size), 1.0f));
   for (int64_t i = 0; i < layers; ++i) // absent: 1, the buffer's initial value in transformers
     if (std::string s = prefix + "layers." + std::to_string(i) + ".layer_scalar"; model.weights.contains(s))
       d.layerWeights[i].layerScalar = s;
@@ -314,8 +322,10 @@ llvm::Error saguaro::importGemma4(const HfConfig &outer, llvm::StringRef archite
   for (const std::string &name : model.weights.names())
     unread += !read.contains(name);
   if (architecture == "Gemma4ForConditionalGeneration")
-    notes.push_back("Gemma4ForConditionalGeneration: compiling its text decoder; the vision and audio towers are "
-                    "left out");
+    notes.push_back(d.vision.layers > 0 ? "Gemma4ForConditionalGeneration: compiling its text decoder and vision "
+                                          "tower; the audio tower is left out"
+                                        : "Gemma4ForConditionalGeneration: compiling its text decoder; it has no "
+                                          "vision_config, and the audio tower is left out");
   if (unread > 0)
     notes.push_back(std::to_string(unread) + " tensors in the files are not read by the text decoder (ignored)");
   for (const std::string &n : notes)

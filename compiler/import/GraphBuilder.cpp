@@ -139,6 +139,10 @@ void EntryBuilder::build(StringRef name, StringRef kind) {
   block = "embedding";
   Value h = b.create<llm::EmbedOp>(at("x_residual"), act(d.dim), fn.getArgument(0), w(d.tokEmbedding),
                                    f32(d.embedScale));
+  // An encoder's soft tokens replace their placeholders' embeddings before anything reads them (the per-layer
+  // inputs' projection included), in a prefill only: decode steps never carry them.
+  if (d.vision.layers > 0 && kind == "prefill")
+    h = b.create<llm::InjectEmbeddingsOp>(at("x_residual"), h);
   Value ple = d.ple.dim > 0 ? perLayerInputs(fn.getArgument(0), h) : Value();
   for (int64_t l = 0; l < d.layers; ++l) {
     const LayerWeights &lw = d.layerWeights[l];
@@ -193,5 +197,7 @@ OwningOpRef<ModuleOp> saguaro::buildGraph(MLIRContext &ctx, const ModelDesc &des
   EntryBuilder(b, desc, 1).build("decode", "decode");
   if (desc.probe.h > 0)
     buildProbeEntry(b, desc);
+  if (desc.vision.layers > 0)
+    buildVisionEntry(b, desc);
   return module;
 }

@@ -3,14 +3,20 @@
 #define SAGUARO_COMPILER_IMPORT_GRAPHBUILDER_H
 
 #include "compiler/import/ModelDesc.h"
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 
 namespace saguaro {
 /// Builds a module with two entry points, `prefill` over `prefillChunk` rows and `decode`
-/// over one row, both computing the same decoder stack described by `desc`.
+/// over one row, both computing the same decoder stack described by `desc`; plus `probe` when
+/// it has a probe and `encode_image` when it has a vision tower.
 mlir::OwningOpRef<mlir::ModuleOp> buildGraph(mlir::MLIRContext &ctx, const ModelDesc &desc,
                                              int64_t prefillChunk);
+
+/// Adds the `encode_image` entry (llm.entry = "vision") of desc.vision at `b`'s insertion point
+/// (VisionGraphBuilder.cpp).
+void buildVisionEntry(mlir::OpBuilder &b, const ModelDesc &desc);
 } // namespace saguaro
 
 #endif // SAGUARO_COMPILER_IMPORT_GRAPHBUILDER_H

@@ -106,6 +106,10 @@ llvm::Error readHfWeights(llvm::StringRef dir, ImportedModel &model);
 llvm::Error describeGemma4(const HfConfig &config, llvm::StringRef architecture, llvm::StringRef dir, ModelDesc &d,
                            std::vector<std::string> &notes);
 
+/// Gemma4ForConditionalGeneration's vision tower from the config's `vision_config` (none: d.vision stays empty) and
+/// the processor's soft-token budget from `dir` (Gemma4VisionImport.cpp; the rules: docs/gemma4-vision.md).
+llvm::Error describeGemma4Vision(const HfConfig &config, llvm::StringRef dir, ModelDesc &d);
+
 /// Imports Gemma4ForCausalLM (`config` is the text config) or Gemma4ForConditionalGeneration (its `text_config`;
 /// the towers are left out) from `dir` (Gemma4Import.cpp; the rules: docs/gemma4.md).
 llvm::Error importGemma4(const HfConfig &config, llvm::StringRef architecture, llvm::StringRef dir,

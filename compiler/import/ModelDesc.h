@@ -82,6 +82,34 @@ struct PerLayerEmbedding {
   float sumScale = 1.0f;        // on the sum of the two
 };
 
+/// A linear layer of a Gemma 4 tower and, when it is clipped, the one-element tensors bounding its input and
+/// output (Gemma4ClippableLinear).
+struct ClippedLinear {
+  std::string weight;
+  std::string inMin, inMax, outMin, outMax; // empty: not clipped
+  bool clipped() const { return !inMin.empty(); }
+};
+
+/// Gemma 4's vision tower (docs/gemma4-vision.md): the patches of one image -> soft tokens of the decoder's width.
+struct VisionTower {
+  int64_t layers = 0; // 0: the model has no vision tower
+  int64_t dim = 0, hidden = 0, heads = 0, kvHeads = 0, headDim = 0;
+  int64_t patchSize = 0, pooling = 0, positionRows = 0;
+  int64_t maxSoftTokens = 0; // the budget compiled in: the entry takes maxSoftTokens * pooling^2 patches
+  float normEps = 1e-6f, ropeTheta = 100.0f;
+  std::string patchProjection; // [dim, 3 * patchSize^2]
+  std::string positionTable;   // [2, positionRows, dim]
+  std::string embedProjection; // [decoder dim, dim]
+  std::string stdBias, stdScale; // [dim] each; empty unless the tower standardizes its output
+  std::string headOnes, dimOnes; // weights of ones for the norms without a scale (v_norm, the embedder's norm)
+  struct Layer {
+    std::string attnNorm, postAttnNorm, ffnNorm, postFfnNorm, qNorm, kNorm;
+    ClippedLinear q, k, v, o, gate, up, down;
+  };
+  std::vector<Layer> layerWeights;
+  int64_t imageTokenId = -1, beginId = -1, endId = -1; // the soft-token placeholder and the tokens around it
+};
+
 struct ModelDesc {
   std::string name;         // e.g. "stories260K"
   std::string architecture; // llama2c, llama, qwen3, gemma3, gemma4
@@ -99,6 +127,7 @@ struct ModelDesc {
   std::vector<LayerWeights> layerWeights;
   std::vector<LayerAttention> layerAttention;
   PerLayerEmbedding ple;
+  VisionTower vision;
   int64_t hiddenTapLayer = 0; // > 0: llm.hidden_tap after this many decoder layers (the probe's input)
   // The compiled confidence probe's widths (h == 0: none); its weights are the tensors "probe.*".
   struct ProbeHead {

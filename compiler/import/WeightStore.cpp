@@ -98,6 +98,30 @@ std::vector<std::pair<std::string, std::vector<int64_t>>> saguaro::expectedTenso
              {l.layerScalar, {1}}})
       add(name, std::move(shape));
   }
+  const VisionTower &v = d.vision;
+  if (v.layers > 0) {
+    add(v.patchProjection, {v.dim, 3 * v.patchSize * v.patchSize});
+    add(v.positionTable, {2, v.positionRows, v.dim});
+    add(v.embedProjection, {d.dim, v.dim});
+    add(v.stdBias, {v.dim});
+    add(v.stdScale, {v.dim});
+    add(v.headOnes, {v.headDim});
+    add(v.dimOnes, {v.dim});
+    int64_t q = v.heads * v.headDim, kv = v.kvHeads * v.headDim;
+    for (const VisionTower::Layer &l : v.layerWeights) {
+      for (auto &[name, shape] : std::vector<std::pair<std::string, std::vector<int64_t>>>{
+               {l.attnNorm, {v.dim}}, {l.postAttnNorm, {v.dim}}, {l.ffnNorm, {v.dim}}, {l.postFfnNorm, {v.dim}},
+               {l.qNorm, {v.headDim}}, {l.kNorm, {v.headDim}}})
+        add(name, std::move(shape));
+      for (auto &[linear, shape] : std::vector<std::pair<const ClippedLinear *, std::vector<int64_t>>>{
+               {&l.q, {q, v.dim}}, {&l.k, {kv, v.dim}}, {&l.v, {kv, v.dim}}, {&l.o, {v.dim, q}},
+               {&l.gate, {v.hidden, v.dim}}, {&l.up, {v.hidden, v.dim}}, {&l.down, {v.dim, v.hidden}}}) {
+        add(linear->weight, std::move(shape));
+        for (const std::string *bound : {&linear->inMin, &linear->inMax, &linear->outMin, &linear->outMax})
+          add(*bound, {}); // a scalar: shape [] (or any shape of one element)
+      }
+    }
+  }
   return out;
 }
 
@@ -106,7 +130,11 @@ llvm::Error saguaro::checkWeights(const ImportedModel &model, llvm::StringRef so
     const StoredTensor *t = model.weights.find(name);
     if (!t)
       return fileError(source, "missing tensor '" + name + "'");
-    if (t->shape != shape)
+    int64_t elements = 1;
+    for (int64_t n : t->shape)
+      elements *= n;
+    bool scalar = shape.empty() && elements == 1;
+    if (t->shape != shape && !scalar)
       return fileError(source, "tensor '" + name + "' has shape " + shapeString(t->shape) +
                                    ", expected " + shapeString(shape));
   }

@@ -11,7 +11,9 @@ def PlanMemory : Pass<"kern-plan-memory", "mlir::ModuleOp"> {
     placed in order of first use at the lowest 64-byte-aligned offset that does not
     overlap any buffer live at the same time (first fit). Each function's arena size
     goes to its `kern.arena_bytes` attribute and the maximum over all functions (they
-    share one arena) to the module's. The module attribute `kern.memory_plan` records,
+    share one arena) to the module's, except for a vision tower's entry (`llm.entry =
+    "vision"`): it runs on an arena of its own, `kern.vision_arena_bytes`, which the runtime
+    holds only while it encodes an image. The module attribute `kern.memory_plan` records,
     per function, every buffer's offset, size and live range in call indices.
 
     ```mlir

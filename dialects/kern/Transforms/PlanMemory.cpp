@@ -100,7 +100,7 @@ FailureOr<int64_t> planFunction(func::FuncOp fn, SmallVectorImpl<Attribute> &pla
 struct PlanMemoryPass : saguaro::kern::impl::PlanMemoryBase<PlanMemoryPass> {
   void runOnOperation() override {
     Builder b(&getContext());
-    int64_t arena = 0;
+    int64_t arena = 0, visionArena = 0;
     SmallVector<NamedAttribute> plans;
     for (auto fn : getOperation().getOps<func::FuncOp>()) {
       if (fn.isExternal())
@@ -109,12 +109,17 @@ struct PlanMemoryPass : saguaro::kern::impl::PlanMemoryBase<PlanMemoryPass> {
       FailureOr<int64_t> bytes = planFunction(fn, buffers);
       if (failed(bytes))
         return signalPassFailure();
-      arena = std::max(arena, *bytes);
+      // An encoder tower runs on its own arena, which exists only while it runs.
+      auto kind = fn->getAttrOfType<StringAttr>("llm.entry");
+      int64_t &shared = kind && kind.getValue() == "vision" ? visionArena : arena;
+      shared = std::max(shared, *bytes);
       plans.push_back(b.getNamedAttr(
           fn.getSymName(), b.getDictionaryAttr({b.getNamedAttr("arena_bytes", b.getI64IntegerAttr(*bytes)),
                                                 b.getNamedAttr("buffers", b.getArrayAttr(buffers))})));
     }
     getOperation()->setAttr("kern.arena_bytes", b.getI64IntegerAttr(arena));
+    if (visionArena > 0)
+      getOperation()->setAttr("kern.vision_arena_bytes", b.getI64IntegerAttr(visionArena));
     // The plan per function, kept on the module so the bundle's manifest can show it.
     getOperation()->setAttr("kern.memory_plan", b.getDictionaryAttr(plans));
   }

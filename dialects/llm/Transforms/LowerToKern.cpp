@@ -63,6 +63,14 @@ public:
   LogicalResult run();
 
 private:
+  StringRef kind() {
+    auto k = fn->getAttrOfType<StringAttr>("llm.entry");
+    return k ? k.getValue() : StringRef();
+  }
+  bool isProbe() { return kind() == "probe"; }
+  /// A tower's entry: patch rows and positions in, soft tokens out (llm.entry = "vision").
+  bool isEncoder() { return kind() == "vision"; }
+
   // Argument builders for kern.call.
   Attribute buffer(int64_t i) { return b.getIndexAttr(i); }
   Attribute param(StringRef name) { return kern::ParamAttr::get(b.getContext(), name); }
@@ -85,11 +93,28 @@ private:
   Attribute unpacked(StringRef layout) { return kern::LayoutAttr::get(b.getContext(), layout); }
   /// The buffer of `v`, to be overwritten by `user`; fails when a later op still reads `v`.
   FailureOr<Value> inPlace(Operation *user, Value v) {
-    if (!isLastUse(v, user))
+    // An encoder's patches are the entry's own copy (run()); its other arguments are never updated.
+    bool ownPatches = isEncoder() && v == fn.getArgument(0) && v.hasOneUse();
+    if (!ownPatches && !isLastUse(v, user))
       return user->emitOpError("updates its operand in place, but a later op still reads it");
     return buffers.lookup(v);
   }
   static int64_t features(Value v) { return cast<RankedTensorType>(v.getType()).getDimSize(1); }
+  /// The runtime row count of activation `v`: the entry's `rows`, or `soft_rows` downstream of a vision tower's
+  /// pooling.
+  Attribute rowsOf(Value v) {
+    Attribute r = rowParams.lookup(v);
+    return r ? r : param("rows");
+  }
+  /// `v`'s buffer to update in place, or a copy of it when a later op still reads `v`.
+  Value ownCopy(Operation *user, Value v, Location loc) {
+    if (isLastUse(v, user))
+      return buffers.lookup(v);
+    Value copy = allocLike(loc, v);
+    call(loc, kern::kCopyRowsF32, {i64(features(v))}, {buffers.lookup(v), copy},
+         {rowsOf(v), buffer(0), buffer(1)});
+    return copy;
+  }
   /// The kernel for a float weight: `f16` when cq-quantize chose 16 bits for it (stored in IEEE binary16), else
   /// `f32`.
   const kern::KernelSignature &floatKernel(const kern::KernelSignature &f32, const kern::KernelSignature &f16,
@@ -110,7 +135,7 @@ private:
     loc = names::derived(x.getLoc(), "rot"); // `x_l3_attn_norm_rot`, in the block of x
     r = alloc(loc, {type.getDimSize(0), (k + g - 1) / g * g});
     call(loc, kern::kCqRotateF32, {i64(k)}, {buffers.lookup(x), r},
-         {param("rows"), buffer(0), buffer(1), param("parallel")});  // prefill splits its rows over the threads
+         {rowsOf(x), buffer(0), buffer(1), param("parallel")});  // prefill splits its rows over the threads
     return r;
   }
   /// The int8-quantized copy of activation `x` (cq_quantize_act_i8 of its rotation): rows x act_row_bytes(K)
@@ -124,7 +149,7 @@ private:
     int64_t k = type.getDimSize(1), g = cq::groupSize(k), groups = (k + g - 1) / g;
     loc = names::derived(x.getLoc(), "i8");
     q = alloc(loc, {type.getDimSize(0), (groups * g + 8 * groups) / 4});
-    call(loc, kern::kCqQuantizeActI8, {i64(k)}, {r, q}, {param("rows"), buffer(0), buffer(1)});
+    call(loc, kern::kCqQuantizeActI8, {i64(k)}, {r, q}, {rowsOf(x), buffer(0), buffer(1)});
     return q;
   }
   /// The activation a CQ product reads: rotated floats, or their int8 quantization.
@@ -161,6 +186,7 @@ private:
   const KvLayout &kv;
   int64_t maxSeq;
   DenseMap<Value, Value> buffers;
+  DenseMap<Value, Attribute> rowParams; // activations whose row count is not the entry's `rows`
   DenseMap<Value, Value> rotations;
   DenseMap<Value, Value> quantizations;
   /// Per cache layer: the last attention op of the entry that reads it (the chunk's store follows it), and the K
@@ -175,7 +201,14 @@ private:
 LogicalResult FunctionLowering::lower(Operation *op) {
   Location loc = op->getLoc();
   b.setInsertionPoint(op);
-  Attribute rows = param("rows"), pos0 = param("pos0");
+  // An op runs over the rows of its first activation; a pooling's result has the soft-token rows.
+  Attribute rows = op->getNumOperands() > 0 && isa<RankedTensorType>(op->getOperand(0).getType())
+                       ? rowsOf(op->getOperand(0))
+                       : param("rows"),
+            pos0 = param("pos0");
+  for (Value result : op->getResults())
+    if (rows != param("rows"))
+      rowParams[result] = rows;
   return TypeSwitch<Operation *, LogicalResult>(op)
       .Case([&](EmbedOp e) {
         Value out = allocLike(loc, e);
@@ -405,7 +438,84 @@ LogicalResult FunctionLowering::lower(Operation *op) {
         buffers[e] = out;
         return success();
       })
+      .Case([&](ShiftScaleOp sc) -> LogicalResult {
+        FailureOr<Value> x = inPlace(sc, sc.getInput());
+        if (failed(x))
+          return failure();
+        call(loc, kern::kShiftScaleF32, {i64(features(sc))}, *x,
+             {rows, buffer(0), sc.getShiftAttr(), sc.getScaleAttr()});
+        buffers[sc] = *x;
+        return success();
+      })
+      .Case([&](ClampOp c) {
+        // A clipped linear's input is often another's too (q, k and v read one activation): clamp a copy.
+        Value x = ownCopy(c, c.getInput(), loc);
+        call(loc, kern::kClampF32, {i64(features(c))}, x, {rows, buffer(0), weight(c.getLo()), weight(c.getHi())});
+        buffers[c] = x;
+        return success();
+      })
+      .Case([&](StandardizeOp sd) -> LogicalResult {
+        FailureOr<Value> x = inPlace(sd, sd.getInput());
+        if (failed(x))
+          return failure();
+        call(loc, kern::kStandardizeF32, {i64(features(sd))}, *x,
+             {rows, buffer(0), weight(sd.getBias()), weight(sd.getScale())});
+        buffers[sd] = *x;
+        return success();
+      })
+      .Case([&](PositionEmbed2dOp pe) -> LogicalResult {
+        FailureOr<Value> x = inPlace(pe, pe.getInput());
+        if (failed(x))
+          return failure();
+        call(loc, kern::kPositionEmbed2dF32, {i64(features(pe)), pe.getTableRowsAttr()}, *x,
+             {rows, param("positions"), weight(pe.getTable()), buffer(0)});
+        buffers[pe] = *x;
+        return success();
+      })
+      .Case([&](Rope2dOp r) -> LogicalResult {
+        FailureOr<Value> x = inPlace(r, r.getInput());
+        if (failed(x))
+          return failure();
+        call(loc, kern::kRope2dF32, {r.getHeadsAttr(), r.getHeadDimAttr()}, *x,
+             {rows, param("positions"), buffer(0), r.getThetaAttr()});
+        buffers[r] = *x;
+        return success();
+      })
+      .Case([&](BidirectionalAttentionOp a) {
+        Value out = allocLike(loc, a);
+        call(loc, kern::kAttentionFullF32, {a.getHeadsAttr(), a.getKvHeadsAttr(), a.getHeadDimAttr()},
+             {buffers.lookup(a.getQ()), buffers.lookup(a.getK()), buffers.lookup(a.getV()), out},
+             {rows, buffer(0), buffer(1), buffer(2), a.getScaleAttr(), buffer(3), param("parallel")});
+        buffers[a] = out;
+        return success();
+      })
+      .Case([&](PoolPatchesOp p) {
+        Value out = allocLike(loc, p);
+        call(loc, kern::kPoolPatchesF32, {i64(features(p)), p.getKernelAttr()}, {buffers.lookup(p.getInput()), out},
+             {rows, param("positions"), buffer(0), p.getScaleAttr(), buffer(1)});
+        buffers[p] = out;
+        rowParams[p] = param("soft_rows");
+        return success();
+      })
+      .Case([&](InjectEmbeddingsOp ie) -> LogicalResult {
+        FailureOr<Value> x = inPlace(ie, ie.getInput());
+        if (failed(x))
+          return failure();
+        call(loc, kern::kInjectRowsF32, {i64(features(ie))}, *x,
+             {rows, param("soft_embeds"), param("soft_mask"), buffer(0)});
+        buffers[ie] = *x;
+        return success();
+      })
       .Case([&](func::ReturnOp r) -> LogicalResult {
+        if (isEncoder()) {
+          // The soft tokens leave the arena for the caller's buffer.
+          if (r.getNumOperands() != 1)
+            return r.emitOpError("an encoder entry point returns its soft tokens");
+          Value result = r.getOperand(0);
+          call(loc, kern::kCopyRowsF32, {i64(features(result))}, buffers.lookup(result),
+               {rowsOf(result), buffer(0), param("soft_tokens")});
+          return success();
+        }
         if (r.getNumOperands() != 1 || r.getOperand(0) != logits)
           return r.emitOpError("an llm entry point must return the result of llm.logits (llm.probe_head in a "
                                "probe entry)");
@@ -418,13 +528,21 @@ LogicalResult FunctionLowering::lower(Operation *op) {
 
 LogicalResult FunctionLowering::run() {
   Block &body = fn.getBody().front();
-  auto input = fn.getNumArguments() == 1 ? dyn_cast<RankedTensorType>(fn.getArgument(0).getType())
-                                         : RankedTensorType();
-  auto kind = fn->getAttrOfType<StringAttr>("llm.entry");
-  if (kind && kind.getValue() == "probe") {
-    if (!input || input.getRank() != 2 || !input.getElementType().isF32())
+  auto argType = [&](unsigned i) {
+    return i < fn.getNumArguments() ? dyn_cast<RankedTensorType>(fn.getArgument(i).getType()) : RankedTensorType();
+  };
+  RankedTensorType input = argType(0);
+  if (isEncoder()) {
+    RankedTensorType positions = argType(1);
+    if (fn.getNumArguments() != 2 || !input || input.getRank() != 2 || !input.getElementType().isF32() ||
+        !positions || positions.getRank() != 2 || positions.getDimSize(1) != 2 ||
+        !positions.getElementType().isInteger(32) || positions.getDimSize(0) != input.getDimSize(0))
+      return fn.emitOpError("an encoder entry point takes its patch rows (tensor<Rxwxf32>) and their positions "
+                            "(tensor<Rx2xi32>)");
+  } else if (isProbe()) {
+    if (fn.getNumArguments() != 1 || !input || input.getRank() != 2 || !input.getElementType().isF32())
       return fn.emitOpError("a probe entry point takes exactly one argument: the hidden rows (tensor<Txdxf32>)");
-  } else if (!input || input.getRank() != 1 || !input.getElementType().isInteger(32)) {
+  } else if (fn.getNumArguments() != 1 || !input || input.getRank() != 1 || !input.getElementType().isInteger(32)) {
     return fn.emitOpError("an llm entry point takes exactly one argument: the token ids (tensor<Txi32>)");
   }
   SmallVector<Operation *> ops;
@@ -433,22 +551,30 @@ LogicalResult FunctionLowering::run() {
     if (auto a = dyn_cast<AttentionOp>(op))
       lastReader[a.getCacheLayer()] = a;
   }
+  if (isEncoder()) {
+    // The patches, read-only to the entry, are copied into its arena.
+    b.setInsertionPointToStart(&body);
+    Location loc = names::at(fn.getContext(), "x_patches", "patches");
+    Value patches = alloc(loc, input.getShape());
+    call(loc, kern::kCopyRowsF32, {i64(input.getDimSize(1))}, patches, {param("rows"), param("patches"), buffer(0)});
+    buffers[fn.getArgument(0)] = patches;
+  }
   for (Operation *op : ops) {
     // Every activation operand must come from an op lowered before (the tokens, or a probe's hidden rows, are
     // a parameter).
     for (Value operand : op->getOperands())
-      if (isa<RankedTensorType>(operand.getType()) && operand != fn.getArgument(0) &&
+      if (isa<RankedTensorType>(operand.getType()) && !isa<BlockArgument>(operand) &&
           !buffers.count(operand) && !isa<func::ReturnOp>(op))
         return op->emitOpError("reads a value that has no buffer (the logits or an unsupported producer)");
     if (failed(lower(op)))
       return failure();
   }
-  // Drop the tensor ops (users first), the token argument and the returned value.
+  // Drop the tensor ops (users first), the arguments and the returned value.
   b.setInsertionPoint(body.getTerminator());
   b.create<func::ReturnOp>(body.getTerminator()->getLoc());
   for (Operation *op : llvm::reverse(ops))
     op->erase();
-  body.eraseArgument(0);
+  body.eraseArguments(0, body.getNumArguments());
   fn.setFunctionType(FunctionType::get(fn.getContext(), {}, {}));
   return success();
 }
