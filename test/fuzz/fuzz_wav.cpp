@@ -22,7 +22,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (pcm.samples.size() > 8000) return 0;
   // Resampler tables are built once per rate; only a few rates are exercised to keep runs fast.
   static std::map<uint32_t, std::unique_ptr<Resampler>> resamplers;
-  static LogMelExtractor whisper(LogMelConfig::whisper(80)), gemma(LogMelConfig::gemma());
+  static LogMelExtractor whisper(LogMelConfig::whisper(80)), gemma(LogMelConfig::gemma4());
   std::vector<float> x = pcm.samples;
   if (pcm.sampleRate == 8000 || pcm.sampleRate == 44100 || pcm.sampleRate == 48000) {
     auto& r = resamplers[pcm.sampleRate];
