@@ -121,7 +121,8 @@ class WavParser {
     f.bitsPerSample = u16(p + 14);
     if (f.tag == kFormatExtensible) {
       if (size < kLongestFmt)
-        fail("WAVE_FORMAT_EXTENSIBLE fmt chunk is too short (" + std::to_string(size) + " bytes, need 40)");
+        fail("WAVE_FORMAT_EXTENSIBLE fmt chunk is too short (" + std::to_string(size) + " bytes, need " +
+             std::to_string(kLongestFmt) + ")");
       const uint8_t* guid = p + 24;
       if (std::memcmp(guid + 2, kSubformatTail, sizeof kSubformatTail) != 0)
         fail("WAVE_FORMAT_EXTENSIBLE has an unknown subformat GUID");
