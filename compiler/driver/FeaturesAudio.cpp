@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -45,7 +46,7 @@ std::vector<float> syntheticSpeechLike(size_t n, double rate) {
 
 int saguaro::runFeaturesAudio(const cli::Args &args) {
   const std::string input = args.positional.empty() ? "" : args.positional[0], output = args.value("-o");
-  const std::string mel = args.value("--mel"), configFile = args.value("--config");
+  const std::string mel = args.value("--mel"), configFile = args.value("--config"), maskFile = args.value("--mask");
   if (input.empty() || output.empty())
     return fail("features audio needs FILE and -o OUT.npy\n" + cli::usageLine(*args.command));
   if (mel.empty() && configFile.empty())
@@ -55,9 +56,12 @@ int saguaro::runFeaturesAudio(const cli::Args &args) {
       audio::makeConfig(mel.empty() ? "whisper-80" : mel, configFile, args.has("--pad-30s"));
   if (!config.ok())
     return fail(config.error);
+  if (!maskFile.empty() && (args.has("--pcm-only") || !config.value.zeroPaddedFrames))
+    return fail("--mask needs features with a frame mask (gemma4), not " +
+                std::string(args.has("--pcm-only") ? "--pcm-only" : "Whisper's"));
   std::string err;
   if (args.has("--pcm-only")) {
-    audio::Result<std::vector<float>> pcm = audio::loadAudio(input, config.value.sampleRate);
+    audio::Result<std::vector<float>> pcm = audio::loadAudio(input, config.value);
     if (!pcm.ok())
       return fail(pcm.error);
     if (!write_npy_f32(output, pcm.value, 1, pcm.value.size(), &err))
@@ -68,8 +72,18 @@ int saguaro::runFeaturesAudio(const cli::Args &args) {
   if (!features.ok())
     return fail(features.error);
   const audio::Features &f = features.value;
-  if (!write_npy_f32(output, f.data, f.nMels, f.nFrames, &err))
+  const bool ok = config.value.timeMajor ? write_npy_f32(output, f.transposed(), f.nFrames, f.nMels, &err)
+                                         : write_npy_f32(output, f.data, f.nMels, f.nFrames, &err);
+  if (!ok)
     return fail(err);
+  if (!maskFile.empty()) {
+    std::vector<uint8_t> mask(f.nFrames, 0);
+    std::fill(mask.begin(), mask.begin() + static_cast<long>(f.nValid), 1);
+    if (!write_npy_bool(maskFile, mask, &err)) {
+      std::remove(output.c_str()); // both outputs or neither
+      return fail(err);
+    }
+  }
   return 0;
 }
 
@@ -83,7 +97,7 @@ int saguaro::runBenchAudio(const cli::Args &args) {
   if (input.empty()) {
     samples = syntheticSpeechLike(n, config.sampleRate);
   } else {
-    audio::Result<std::vector<float>> pcm = audio::loadAudio(input, config.sampleRate);
+    audio::Result<std::vector<float>> pcm = audio::loadAudio(input, config);
     if (!pcm.ok())
       return fail(pcm.error);
     if (pcm.value.empty())

@@ -19,7 +19,7 @@ COMMANDS = {
     "bench tokenizer": ["--text", "--json"],
     "bench audio": ["--runs", "--json"],
     "synth": ["-o", "--seed"],
-    "features audio": ["--mel", "--config", "--pad-30s", "--pcm-only", "-o"],
+    "features audio": ["--mel", "--config", "--pad-30s", "--pcm-only", "--mask", "-o"],
     "features image": ["--decode-only", "--config", "-o"],
     "complete": ["--messages", "--options", "--task"],
     "serve": ["--port", "--host", "--model-id", "--api-key-file", "--options"],

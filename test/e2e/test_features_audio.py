@@ -1,6 +1,6 @@
 """`saguaro features audio` and `saguaro bench audio` against references: openai/whisper's own jfk
 features and stats (../shared/data/audio), the independent numpy oracle test/reference/audio_reference.py
-(Whisper and Gemma conventions, tone levels by FFT), every WAV sample format, the resampler's measured
+(Whisper and Gemma 4 conventions, Gemma 4's frame mask, tone levels by FFT), every WAV sample format, the resampler's measured
 passband and aliasing through the CLI, and one-line errors without partial output for malformed files."""
 import json
 import os
@@ -60,10 +60,6 @@ def check_conventions(args, ref_dir, wav, jfk, work):
         check_stats(f"CLI {mel}{' --pad-30s' if pad else ''}", got, stats[key])
     compare("CLI whisper-80 vs openai/whisper jfk_logmel80_unpadded.npy", outputs[("whisper-80", False)], reference80, 1e-3)
 
-    gemma = os.path.join(work, "gemma.npy")
-    features(args, wav, gemma, "--mel", "gemma")
-    compare("CLI gemma vs numpy Gemma4AudioFeatureExtractor", np.load(gemma), oracle.gemma_log_mel(jfk), 1e-3)
-
     # preprocessor_config.json selects and refines the convention.
     v3 = os.path.join(work, "whisper-large-v3.json")
     json.dump({"feature_extractor_type": "WhisperFeatureExtractor", "feature_size": 128, "hop_length": 160,
@@ -78,10 +74,32 @@ def check_conventions(args, ref_dir, wav, jfk, work):
                "max_frequency": 8000.0, "mel_floor": 0.001, "preemphasis": 0.0, "dither": 0.0,
                "input_scale_factor": 1.0, "per_bin_mean": None, "per_bin_stddev": None}, open(g4, "w"))
     features(args, wav, out, "--config", g4)
-    if not np.array_equal(np.load(out), np.load(gemma)):
-        raise SystemExit("FAIL: --config Gemma4AudioFeatureExtractor differs from --mel gemma")
+    gemma4 = os.path.join(work, "gemma4.npy")
+    features(args, wav, gemma4, "--mel", "gemma4")
+    if not np.array_equal(np.load(out), np.load(gemma4)):
+        raise SystemExit("FAIL: --config Gemma4AudioFeatureExtractor differs from --mel gemma4")
     print("--config: Whisper large-v3 and Gemma 4 preprocessor configs select the same features as the presets")
     return outputs[("whisper-80", False)]
+
+
+def check_gemma4(args, jfk, work):
+    """--mel gemma4 against the numpy Gemma4AudioFeatureExtractor: input_features [frames, 128] within
+    1e-3 (log-mel values span about -6.9 .. 4) and input_features_mask exactly, for jfk, a clip shorter
+    than one attention chunk (48 frames) whose last frame covers padding, and exactly 30 s (the limit)."""
+    clips = {"jfk": jfk, "jfk-0.25s": jfk[48000:52000], "jfk-30s": np.resize(jfk, oracle.N_SAMPLES_30S)}
+    for name, x in clips.items():
+        wav, out, mask = (os.path.join(work, f"{name}{suffix}") for suffix in (".wav", ".npy", "-mask.npy"))
+        oracle.write_wav(wav, x, 16000, "s16")  # jfk's own int16 values: bit-exact
+        features(args, wav, out, "--mel", "gemma4", "--mask", mask)
+        want, want_mask = oracle.gemma4_features(x)
+        got_mask = np.load(mask)
+        if got_mask.dtype != np.bool_ or not np.array_equal(got_mask, want_mask):
+            raise SystemExit(f"FAIL: gemma4 {name}: mask {got_mask.dtype} with {got_mask.sum()} of {got_mask.size} "
+                             f"frames set, expected {want_mask.sum()} of {want_mask.size}")
+        compare(f"CLI gemma4 {name} ({len(x)} samples, {want_mask.sum()} of {len(want_mask)} frames real) "
+                "vs numpy Gemma4AudioFeatureExtractor", np.load(out), want, 1e-3)
+    if clips["jfk-0.25s"].size != 4000 or oracle.gemma4_features(clips["jfk-0.25s"])[1].all():
+        raise SystemExit("FAIL: the short clip must end in a frame of padding")
 
 
 def check_formats(args, jfk, expected, work):
@@ -166,13 +184,46 @@ def check_bad_inputs(args, good, work):
         path = os.path.join(work, name)
         open(path, "wb").write(data)
         expect_failure(args, [path, "--mel", "whisper-80"], path, problem, work)
-    expect_failure(args, [os.path.join(work, "missing.wav"), "--mel", "gemma"], "missing.wav", "cannot open", work)
-    expect_failure(args, [work, "--mel", "gemma"], work, "is a directory", work)
+    expect_failure(args, [os.path.join(work, "missing.wav"), "--mel", "gemma4"], "missing.wav", "cannot open", work)
+    expect_failure(args, [work, "--mel", "gemma4"], work, "is a directory", work)
     expect_failure(args, [good, "--mel", "whisper-99"], "whisper-99", "unknown mel preset", work)
     bad_config = os.path.join(work, "bad_config.json")
     open(bad_config, "w").write('{"feature_extractor_type": "Wav2Vec2FeatureExtractor"}')
     expect_failure(args, [good, "--config", bad_config], bad_config, "not supported", work)
     print(f"{len(cases) + 4} malformed inputs: one-line errors naming the file, exit 1, no output written")
+    check_gemma4_bad_inputs(args, cases, work)
+
+
+def check_gemma4_bad_inputs(args, cases, work):
+    """--mel gemma4 --mask: the same one-line refusals, and neither output file, for a file that is not a
+    WAV, a lying header, no samples, and audio over Gemma 4's 30 s (750 soft tokens), which is refused
+    rather than cut, from the header of a 3-hour file and from the samples of 30 s + 1."""
+    def s16_mono_16k(data_bytes):  # the header of a 16 kHz mono 16-bit WAV whose data chunk follows
+        fmt = struct.pack("<HHIIHH", 1, 1, 16000, 32000, 2, 16)
+        return (b"RIFF" + struct.pack("<I", 36 + data_bytes) + b"WAVEfmt " + struct.pack("<I", 16) + fmt + b"data"
+                + struct.pack("<I", data_bytes))
+
+    three_hours = os.path.join(work, "three-hours.wav")
+    with open(three_hours, "wb") as f:  # 3 h of silence, sparse on disk
+        n = 3 * 3600 * 16000 * 2
+        f.write(s16_mono_16k(n))
+        f.truncate(44 + n)
+    over = os.path.join(work, "30s-plus-one.wav")
+    oracle.write_wav(over, np.zeros(oracle.N_SAMPLES_30S + 1), 16000, "s16")
+    no_samples = os.path.join(work, "no-samples.wav")
+    open(no_samples, "wb").write(s16_mono_16k(0))
+    refusals = [(os.path.join(work, "text.wav"), cases["text.wav"][1]),
+                (os.path.join(work, "lying-data-size.wav"), cases["lying-data-size.wav"][1]),
+                (no_samples, "has no audio samples"),
+                (three_hours, "is 10800.00 s long; at most 30.00 s is accepted (longer audio is refused, not cut)"),
+                (over, "is 30.00 s long; at most 30.00 s is accepted")]
+    mask = os.path.join(work, "must-not-exist-mask.npy")
+    for path, problem in refusals:
+        expect_failure(args, [path, "--mel", "gemma4", "--mask", mask], path, problem, work)
+    expect_failure(args, [no_samples, "--mel", "whisper-80", "--pad-30s"], no_samples, "has no audio samples", work)
+    expect_failure(args, [no_samples, "--mel", "whisper-80", "--mask", mask], "--mask", "Whisper", work)
+    print(f"--mel gemma4: {len(refusals)} refusals (not a WAV, lying header, no samples, 3 hours, 30 s + 1 "
+          "sample) with one line, exit 1, neither output nor mask written")
 
 
 def expect_failure(args, argv, name, problem, work):
@@ -207,6 +258,7 @@ def main():
     assert rate == 16000
     check_oracle(ref_dir, jfk)
     expected80 = check_conventions(args, ref_dir, wav, jfk, args.work_dir)
+    check_gemma4(args, jfk, args.work_dir)
     check_formats(args, jfk, expected80, args.work_dir)
     check_resampling(args, args.work_dir)
     bad_dir = os.path.join(args.work_dir, "bad")

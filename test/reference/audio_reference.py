@@ -3,12 +3,12 @@
 Transcribes, in float64 numpy, the Python code the models' features come from:
   - Whisper: openai/whisper whisper/audio.py log_mel_spectrogram (torch.stft center=True reflect,
     periodic Hann, stft[..., :-1], |X|^2) with librosa.filters.mel(htk=False, norm="slaney").
-  - Gemma USM: transformers Gemma4AudioFeatureExtractor (__call__ + _extract_spectrogram) with
+  - Gemma 4: transformers Gemma4AudioFeatureExtractor (__call__ + _extract_spectrogram) with
     transformers.audio_utils.mel_filter_bank(norm=None, mel_scale="htk").
 and measures resampled tones by FFT. Used by test/e2e/test_features_audio.py.
 
   audio_reference.py whisper WAV --n-mels 80 [--pad-30s] -o OUT.npy
-  audio_reference.py gemma WAV -o OUT.npy
+  audio_reference.py gemma4 WAV -o OUT.npy [--mask MASK.npy]
   audio_reference.py tone-wav --rate 44100 --freq 1000 --seconds 1.5 [--format f32|s16|s24] -o T.wav
   audio_reference.py tone-level PCM.npy --rate 16000 --freq 1000     # prints level dB, alias dB
 """
@@ -122,8 +122,9 @@ def whisper_log_mel(audio, n_mels, pad_30s=False, filters=None):
     return ((log_spec + 4.0) / 4.0).astype(np.float32)
 
 
-def gemma_log_mel(audio):
-    """Gemma4AudioFeatureExtractor()(audio)['input_features'][0].T with its defaults: [128, frames]."""
+def gemma4_features(audio):
+    """Gemma4AudioFeatureExtractor()(audio) with its defaults: (input_features[0] float32 [frames, 128],
+    input_features_mask[0] bool [frames])."""
     frame_length, hop, fft_length, n_mels, mel_floor = 320, 160, 512, 128, 1e-3
     # SequenceFeatureExtractor.pad casts float64 input to float32; frames * window stays float32 and
     # np.fft.rfft computes in float64 from there.
@@ -136,15 +137,15 @@ def gemma_log_mel(audio):
     x = np.pad(x, (pad_left, 0))
     mask = np.pad(mask, (pad_left, 0))
     span = frame_length + 1
-    n_frames = (len(x) - span) // hop + 1
+    n_frames = max(0, (len(x) - span) // hop + 1)
     idx = np.arange(span)[None, :] + hop * np.arange(n_frames)[:, None]
     frames = x[idx][:, :-1]                                              # preemphasis 0: drop the last
     window = (0.5 - 0.5 * np.cos(2 * np.pi * np.arange(frame_length) / frame_length)).astype(np.float32)
     magnitude = np.abs(np.fft.rfft(frames * window, n=fft_length, axis=1))
     mel = magnitude @ htk_mel_filters(16000, fft_length, n_mels, 0.0, 8000.0)
     log_mel = np.log(mel + mel_floor).astype(np.float32)
-    valid = mask[np.arange(n_frames) * hop + span - 1]
-    return (log_mel * valid[:, None]).T
+    valid = mask[np.arange(n_frames) * hop + span - 1]                   # the window's last sample
+    return log_mel * valid[:, None], valid
 
 
 # --- resampler measurement ------------------------------------------------------------------------------
@@ -171,9 +172,10 @@ def main():
     w.add_argument("--n-mels", type=int, default=80)
     w.add_argument("--pad-30s", action="store_true")
     w.add_argument("-o", required=True)
-    g = sub.add_parser("gemma")
+    g = sub.add_parser("gemma4")
     g.add_argument("wav")
     g.add_argument("-o", required=True)
+    g.add_argument("--mask")
     t = sub.add_parser("tone-wav")
     t.add_argument("--rate", type=int, required=True)
     t.add_argument("--freq", type=float, required=True)
@@ -187,8 +189,11 @@ def main():
     a = ap.parse_args()
     if a.cmd == "whisper":
         np.save(a.o, whisper_log_mel(read_wav_s16(a.wav)[0], a.n_mels, a.pad_30s))
-    elif a.cmd == "gemma":
-        np.save(a.o, gemma_log_mel(read_wav_s16(a.wav)[0]))
+    elif a.cmd == "gemma4":
+        features, mask = gemma4_features(read_wav_s16(a.wav)[0])
+        np.save(a.o, features)
+        if a.mask:
+            np.save(a.mask, mask)
     elif a.cmd == "tone-wav":
         n = int(a.seconds * a.rate)
         write_wav(a.o, np.sin(2 * np.pi * a.freq * np.arange(n) / a.rate), a.rate, a.format)

@@ -46,18 +46,21 @@ Result<LogMelConfig> makeConfig(const std::string& melPreset, const std::string&
   });
 }
 
-Result<std::vector<float>> loadAudio(const std::string& wavPath, uint32_t sampleRate) noexcept {
-  return guarded<std::vector<float>>(wavPath, [&] {
-    Pcm pcm = readWav(wavPath);
-    return resample(pcm.samples, pcm.sampleRate, sampleRate);
-  });
+namespace {
+
+std::vector<float> load(const std::string& wavPath, const LogMelConfig& config) {
+  Pcm pcm = readWav(wavPath, config.maxSeconds());
+  return resample(pcm.samples, pcm.sampleRate, config.sampleRate);
+}
+
+}  // namespace
+
+Result<std::vector<float>> loadAudio(const std::string& wavPath, const LogMelConfig& config) noexcept {
+  return guarded<std::vector<float>>(wavPath, [&] { return load(wavPath, config); });
 }
 
 Result<Features> extractFeatures(const std::string& wavPath, const LogMelConfig& config) noexcept {
-  return guarded<Features>(wavPath, [&] {
-    Pcm pcm = readWav(wavPath);
-    return logMel(resample(pcm.samples, pcm.sampleRate, config.sampleRate), config);
-  });
+  return guarded<Features>(wavPath, [&] { return logMel(load(wavPath, config), config); });
 }
 
 Result<std::vector<double>> timeLogMel(const std::vector<float>& samples, const LogMelConfig& config,

@@ -83,11 +83,14 @@ void LogMelExtractor::spectrum() {
 
 size_t LogMelExtractor::frame(const std::vector<float>& samples, size_t* validFrames) {
   const LogMelConfig& c = config_;
+  // Even where padding could make frames of nothing (Whisper's --pad-30s), no samples means no input.
+  if (samples.empty()) throw AudioError("has no audio samples");
+  if (c.maxSamples && samples.size() > c.maxSamples)
+    throw AudioError(tooLong(static_cast<double>(samples.size()) / c.sampleRate, c.maxSeconds()));
   std::vector<float> x = samples;
   if (c.inputScale != 1.0)
     for (float& v : x) v = static_cast<float>(v * c.inputScale);
   if (c.padOrTrimTo && x.size() > c.padOrTrimTo) x.resize(c.padOrTrimTo);
-  if (c.maxSamples && x.size() > c.maxSamples) x.resize(c.maxSamples);
   const size_t real = x.size();  // the rest is padding (masked when zeroPaddedFrames)
   if (c.padOrTrimTo) x.resize(c.padOrTrimTo, 0.0f);
   x.resize((x.size() + c.padToMultiple - 1) / c.padToMultiple * c.padToMultiple, 0.0f);
@@ -154,6 +157,7 @@ Features LogMelExtractor::compute(const std::vector<float>& samples) {
   Features out;
   out.nMels = c.nMels;
   out.nFrames = frames;
+  out.nValid = valid;
   melEnergies(frames, &out.data);
   std::vector<float>& d = out.data;
   if (c.compression == LogCompression::WhisperLog10) {
@@ -176,6 +180,13 @@ Features LogMelExtractor::compute(const std::vector<float>& samples) {
     if (c.zeroPaddedFrames) std::fill(row + valid, row + frames, 0.0f);
   }
   return out;
+}
+
+std::vector<float> Features::transposed() const {
+  std::vector<float> t(data.size());
+  for (size_t m = 0; m < nMels; ++m)
+    for (size_t f = 0; f < nFrames; ++f) t[f * nMels + m] = data[m * nFrames + f];
+  return t;
 }
 
 Features logMel(const std::vector<float>& samples, const LogMelConfig& config) {

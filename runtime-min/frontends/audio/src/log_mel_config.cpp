@@ -13,62 +13,40 @@
 namespace saguaro::audio {
 
 LogMelConfig LogMelConfig::whisper(size_t nMels) {
-  // openai/whisper whisper/audio.py: SAMPLE_RATE 16000, N_FFT 400, HOP_LENGTH 160, N_SAMPLES 480000;
-  // mel_filters() = librosa.filters.mel(sr=16000, n_fft=400, n_mels) (htk=False, norm="slaney",
-  // fmin 0, fmax sr / 2); log_mel_spectrogram(): periodic Hann, torch.stft(center=True, reflect),
-  // stft[..., :-1], |X|^2, log10(clamp(min=1e-10)), max(x, x.max() - 8), (x + 4) / 4.
+  // The field defaults are Whisper's (log_mel.h names the source of each); only the mel count varies.
   LogMelConfig c;
-  c.sampleRate = 16000;
   c.nMels = nMels;
-  c.nFft = c.frameLength = 400;
-  c.hop = 160;
-  c.fMin = 0.0;
-  c.fMax = 8000.0;
-  c.melScale = MelScale::Slaney;
-  c.melNorm = MelNorm::Slaney;
-  c.framing = Framing::CenterReflect;
-  c.magnitude = Magnitude::Power;
-  c.compression = LogCompression::WhisperLog10;
-  c.melFloor = 1e-10;
-  c.dropLastFrame = true;
   return c;
 }
 
-LogMelConfig LogMelConfig::gemma() {
-  // transformers models/gemma4/feature_extraction_gemma4.py, Gemma4AudioFeatureExtractor defaults:
-  // feature_size 128, sampling_rate 16000, frame_length_ms 20 -> 320, hop_length_ms 10 -> 160,
-  // fft_length 2^ceil(log2(320)) = 512 (fft_overdrive False), min/max_frequency 0 / 8000,
-  // mel_filter_bank(norm=None, mel_scale="htk"), window_function(320) = periodic Hann, preemphasis 0,
-  // |rfft|, log(mel + mel_floor) with mel_floor 1e-3, pad_left = frame_length // 2 (semicausal),
-  // unfold(frame_length + 1, hop). __call__: max_length 480000 with truncation, pad_to_multiple_of 128,
-  // features * mask (a frame whose last sample is padding is zeroed).
+LogMelConfig LogMelConfig::gemma4() {
+  // transformers models/gemma4/feature_extraction_gemma4.py, Gemma4AudioFeatureExtractor defaults.
+  // Equal to Whisper's: sampling_rate 16000, hop_length_ms 10 -> 160, min/max_frequency 0 / 8000.
+  // Everything else differs:
   LogMelConfig c;
-  c.sampleRate = 16000;
-  c.nMels = 128;
-  c.frameLength = 320;
-  c.nFft = 512;
-  c.hop = 160;
-  c.fMin = 0.0;
-  c.fMax = 8000.0;
-  c.melScale = MelScale::Htk;
+  c.nMels = 128;                          // feature_size
+  c.frameLength = 320;                    // frame_length_ms 20; window_function(320) = periodic Hann
+  c.nFft = 512;                           // 2^ceil(log2(320)), fft_overdrive False
+  c.melScale = MelScale::Htk;             // mel_filter_bank(norm=None, mel_scale="htk")
   c.melNorm = MelNorm::None;
-  c.framing = Framing::Semicausal;
-  c.magnitude = Magnitude::Abs;
-  c.compression = LogCompression::LnAddFloor;
-  c.melFloor = 1e-3;
-  c.fftInDouble = true;  // np.fft.rfft
+  c.framing = Framing::Semicausal;        // pad_left = frame_length // 2, _unfold(frame_length + 1)
   c.dropLastFrame = false;
-  c.maxSamples = 480000;
-  c.padToMultiple = 128;
-  c.zeroPaddedFrames = true;
+  c.magnitude = Magnitude::Abs;           // np.abs(np.fft.rfft(...))
+  c.fftInDouble = true;                   // np.fft.rfft computes in float64
+  c.compression = LogCompression::LnAddFloor;
+  c.melFloor = 1e-3;                      // np.log(mel_spec + mel_floor)
+  c.padToMultiple = 128;                  // __call__(pad_to_multiple_of=128)
+  c.maxSamples = 480000;                  // __call__(max_length=480000): refused beyond, not truncated
+  c.zeroPaddedFrames = true;              // input_features * input_features_mask
+  c.timeMajor = true;                     // input_features [frames, feature_size]
   return c;
 }
 
 LogMelConfig LogMelConfig::preset(const std::string& name) {
   if (name == "whisper-80") return whisper(80);
   if (name == "whisper-128") return whisper(128);
-  if (name == "gemma") return gemma();
-  throw AudioError("unknown mel preset '" + name + "' (whisper-80, whisper-128 or gemma)");
+  if (name == "gemma4") return gemma4();
+  throw AudioError("unknown mel preset '" + name + "' (whisper-80, whisper-128 or gemma4)");
 }
 
 void LogMelConfig::validate() const {
@@ -182,7 +160,7 @@ LogMelConfig LogMelConfig::fromPreprocessorConfig(const std::string& path, const
       c = whisper(80);
       applyWhisper(j, &c);
     } else if (type == "Gemma4AudioFeatureExtractor") {
-      c = gemma();
+      c = gemma4();
       applyGemma(j, &c);
     } else if (type.empty()) {
       // No type: the fields refine the --mel preset.

@@ -2,6 +2,7 @@
 // there before it is used, so a lying header produces an error, never a large allocation.
 #include "saguaro/audio/wav.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -15,6 +16,10 @@ namespace {
 constexpr uint16_t kFormatPcm = 1;
 constexpr uint16_t kFormatFloat = 3;
 constexpr uint16_t kFormatExtensible = 0xFFFE;
+constexpr size_t kLongestFmt = 40;  // the bytes of a fmt chunk that are read (WAVE_FORMAT_EXTENSIBLE)
+// readWav reads this much first when the audio has a length limit, so that a long file is refused
+// before it is read.
+constexpr size_t kHeaderProbe = 64 * 1024;
 // KSDATAFORMAT_SUBTYPE_{PCM,IEEE_FLOAT} = {0000000X-0000-0010-8000-00AA00389B71}: the format tag
 // in the first two bytes, then this fixed tail.
 constexpr uint8_t kSubformatTail[14] = {0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x80,
@@ -41,11 +46,31 @@ struct Format {
   uint16_t bitsPerSample = 0;
 };
 
+/// Where the parts of a WAV file are.
+struct Layout {
+  std::optional<Format> format;
+  std::optional<size_t> samplesAt;  // offset of the data chunk's body
+  size_t sampleBytes = 0;
+};
+
 class WavParser {
  public:
-  WavParser(const uint8_t* data, size_t size, const std::string& name) : data_(data), size_(size), name_(name) {}
+  // `available` bytes of a `size`-byte file are at `data`: all of them, or a prefix when readWav only
+  // checks the header.
+  WavParser(const uint8_t* data, size_t available, size_t size, const std::string& name, double maxSeconds)
+      : data_(data), available_(available), size_(size), name_(name), maxSeconds_(maxSeconds) {}
 
+  /// Decodes the samples; the whole file must be in memory.
   Pcm parse() {
+    Layout l;
+    scan(&l);
+    return decode(*l.format, data_ + *l.samplesAt, l.sampleBytes);
+  }
+
+  /// Checks every header (and the duration) that lies within the available bytes and throws
+  /// AudioError for a bad one. Returns false when a chunk header lies beyond them, so that the
+  /// check is incomplete.
+  bool scan(Layout* l) const {
     if (size_ == 0) fail("is empty (0 bytes)");
     if (size_ < 12) fail("is too short to be a WAV file (" + std::to_string(size_) + " bytes)");
     if (std::memcmp(data_, "RIFF", 4) != 0) {
@@ -55,30 +80,32 @@ class WavParser {
     if (std::memcmp(data_ + 8, "WAVE", 4) != 0) fail("is a RIFF file but not WAVE (form type '" + chunkName(data_ + 8) + "')");
     // The RIFF size is often wrong in files written by streaming tools; the chunks are bounded by
     // the real file size instead.
-    std::optional<Format> format;
-    const uint8_t* samples = nullptr;
-    size_t sampleBytes = 0;
     size_t pos = 12;
     while (size_ - pos >= 8) {
+      if (pos + 8 > available_) return false;
       const uint8_t* head = data_ + pos;
       const uint32_t chunkSize = u32(head + 4);
       const size_t remaining = size_ - pos - 8;
       if (chunkSize > remaining)
         fail("'" + chunkName(head) + "' chunk claims " + std::to_string(chunkSize) + " bytes but only " +
              std::to_string(remaining) + " remain in the file");
-      const uint8_t* body = head + 8;
-      if (std::memcmp(head, "fmt ", 4) == 0 && !format) format = parseFormat(body, chunkSize);
-      if (std::memcmp(head, "data", 4) == 0 && !samples) {
-        samples = body;
-        sampleBytes = chunkSize;
+      if (std::memcmp(head, "fmt ", 4) == 0 && !l->format) {
+        if (pos + 8 + std::min<size_t>(chunkSize, kLongestFmt) > available_) return false;
+        l->format = parseFormat(head + 8, chunkSize);
+      }
+      if (std::memcmp(head, "data", 4) == 0 && !l->samplesAt) {
+        l->samplesAt = pos + 8;
+        l->sampleBytes = chunkSize;
       }
       // Chunks are word-aligned: an odd-sized chunk is followed by one pad byte.
       pos += 8 + static_cast<size_t>(chunkSize) + (chunkSize & 1);
       if (pos > size_) break;
     }
-    if (!format) fail("has no fmt chunk");
-    if (!samples) fail("has no data chunk");
-    return decode(*format, samples, sampleBytes);
+    if (!l->format) fail("has no fmt chunk");
+    if (!l->samplesAt) fail("has no data chunk");
+    const double seconds = static_cast<double>(l->sampleBytes / l->format->blockAlign) / l->format->sampleRate;
+    if (maxSeconds_ > 0 && seconds > maxSeconds_) fail(tooLong(seconds, maxSeconds_));
+    return true;
   }
 
  private:
@@ -93,7 +120,9 @@ class WavParser {
     f.blockAlign = u16(p + 12);
     f.bitsPerSample = u16(p + 14);
     if (f.tag == kFormatExtensible) {
-      if (size < 40) fail("WAVE_FORMAT_EXTENSIBLE fmt chunk is too short (" + std::to_string(size) + " bytes, need 40)");
+      if (size < kLongestFmt)
+        fail("WAVE_FORMAT_EXTENSIBLE fmt chunk is too short (" + std::to_string(size) + " bytes, need " +
+             std::to_string(kLongestFmt) + ")");
       const uint8_t* guid = p + 24;
       if (std::memcmp(guid + 2, kSubformatTail, sizeof kSubformatTail) != 0)
         fail("WAVE_FORMAT_EXTENSIBLE has an unknown subformat GUID");
@@ -162,27 +191,39 @@ class WavParser {
   }
 
   const uint8_t* data_;
-  size_t size_;
+  size_t available_, size_;
   const std::string& name_;
+  double maxSeconds_;
 };
 
 }  // namespace
 
-Pcm decodeWav(const uint8_t* data, size_t size, const std::string& name) {
-  return WavParser(data, size, name).parse();
+Pcm decodeWav(const uint8_t* data, size_t size, const std::string& name, double maxSeconds) {
+  return WavParser(data, size, size, name, maxSeconds).parse();
 }
 
-Pcm readWav(const std::string& path) {
+Pcm readWav(const std::string& path, double maxSeconds) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw AudioError(path + ": is a directory, not a WAV file");
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) throw AudioError(path + ": cannot open (" + std::strerror(errno) + ")");
-  const std::streamoff size = in.tellg();
-  if (size < 0) throw AudioError(path + ": cannot determine the file size");
-  std::vector<uint8_t> bytes(static_cast<size_t>(size));
-  in.seekg(0);
-  if (size > 0 && !in.read(reinterpret_cast<char*>(bytes.data()), size)) throw AudioError(path + ": read error");
-  return decodeWav(bytes.data(), bytes.size(), path);
+  const std::streamoff end = in.tellg();
+  if (end < 0) throw AudioError(path + ": cannot determine the file size");
+  const size_t size = static_cast<size_t>(end);
+  auto readPrefix = [&](size_t n) {
+    std::vector<uint8_t> bytes(n);
+    in.seekg(0);
+    if (n > 0 && !in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(n)))
+      throw AudioError(path + ": read error");
+    return bytes;
+  };
+  if (maxSeconds > 0 && size > kHeaderProbe) {  // refuse too long audio from its header alone
+    Layout layout;
+    const std::vector<uint8_t> head = readPrefix(kHeaderProbe);
+    WavParser(head.data(), head.size(), size, path, maxSeconds).scan(&layout);
+  }
+  const std::vector<uint8_t> bytes = readPrefix(size);
+  return decodeWav(bytes.data(), bytes.size(), path, maxSeconds);
 }
 
 }  // namespace saguaro::audio

@@ -107,13 +107,13 @@ TEST(LogMel, WhisperFrameCountAndTooShortInput) {
   // Silence padded to 30 s: log10(1e-10) = -10 everywhere, clamped at max - 8, then (x + 4) / 4.
   LogMelConfig padded = LogMelConfig::whisper(80);
   padded.padOrTrimTo = 480000;
-  Features silent = logMel({}, padded);
+  Features silent = logMel({0.0f}, padded);
   EXPECT_EQ(silent.nFrames, 3000u);
   for (float v : silent.data) ASSERT_FLOAT_EQ(v, -1.5f);
 }
 
-TEST(LogMel, GemmaFramingAndMask) {
-  const LogMelConfig g = LogMelConfig::gemma();
+TEST(LogMel, Gemma4FramingAndMask) {
+  const LogMelConfig g = LogMelConfig::gemma4();
   EXPECT_EQ(g.nFft, 512u);
   EXPECT_EQ(g.frameLength, 320u);
   // 900 samples are padded to 1024, then 160 zeros go in front: (1184 - 321) / 160 + 1 = 6 frames.
@@ -123,6 +123,7 @@ TEST(LogMel, GemmaFramingAndMask) {
   Features f = logMel(x, g);
   ASSERT_EQ(f.nMels, 128u);
   ASSERT_EQ(f.nFrames, 6u);
+  EXPECT_EQ(f.nValid, 5u);  // (900 - 1) / 160
   for (size_t m = 0; m < 128; ++m) {
     EXPECT_EQ(f.at(m, 5), 0.0f) << m;
     EXPECT_NE(f.at(m, 4), 0.0f) << m;
@@ -131,9 +132,17 @@ TEST(LogMel, GemmaFramingAndMask) {
   Features quiet = logMel(std::vector<float>(16000, 0.0f), g);
   EXPECT_EQ(quiet.nFrames, 99u);  // (16000 + 160 - 321) / 160 + 1
   EXPECT_FLOAT_EQ(quiet.at(7, 3), std::log(1e-3f));
-  // At most 30 s are used; padding to 30 s (--pad-30s) is padding for the mask too: frame 98 ends on
-  // padded sample 98 * 160 + 320 < 160 + 16000, frame 99 does not.
-  EXPECT_EQ(logMel(std::vector<float>(500000, 0.0f), g).nFrames, 2999u);
+  // 30 s are accepted and one sample more is refused (not cut); padding to 30 s (--pad-30s) is padding
+  // for the mask too: frame 98 ends on padded sample 98 * 160 + 320 < 160 + 16000, frame 99 does not.
+  Features full = logMel(std::vector<float>(480000, 0.0f), g);
+  EXPECT_EQ(full.nFrames, 2999u);
+  EXPECT_EQ(full.nValid, 2999u);
+  try {
+    logMel(std::vector<float>(480001, 0.0f), g);
+    ADD_FAILURE() << "480001 samples were accepted";
+  } catch (const AudioError& e) {
+    EXPECT_STREQ(e.what(), "is 30.00 s long; at most 30.00 s is accepted (longer audio is refused, not cut)");
+  }
   LogMelConfig padded = g;
   padded.padOrTrimTo = 480000;
   Features p = logMel(std::vector<float>(16000, 0.5f), padded);
@@ -141,6 +150,27 @@ TEST(LogMel, GemmaFramingAndMask) {
   EXPECT_NE(p.at(0, 98), 0.0f);
   EXPECT_EQ(p.at(0, 99), 0.0f);
   EXPECT_THROW(logMel(std::vector<float>(100, 0.0f), g), AudioError);
+  // 129 .. 160 samples give one frame, entirely padding, as the extractor's mask says.
+  Features padding = logMel(std::vector<float>(150, 0.5f), g);
+  EXPECT_EQ(padding.nFrames, 1u);
+  EXPECT_EQ(padding.nValid, 0u);
+  EXPECT_EQ(padding.at(0, 0), 0.0f);
+}
+
+TEST(LogMel, NoSamplesIsAnError) {
+  for (const LogMelConfig& c : {LogMelConfig::whisper(80), LogMelConfig::gemma4()}) {
+    try {
+      logMel({}, c);
+      ADD_FAILURE() << "0 samples were accepted";
+    } catch (const AudioError& e) {
+      EXPECT_STREQ(e.what(), "has no audio samples");
+    }
+  }
+}
+
+TEST(LogMel, TransposedIsTimeMajor) {
+  Features f{2, 3, 3, {1, 2, 3, 4, 5, 6}};  // [mels, frames]
+  EXPECT_EQ(f.transposed(), (std::vector<float>{1, 4, 2, 5, 3, 6}));
 }
 
 TEST(LogMel, HtkFiltersArePeakOneTriangles) {
@@ -189,7 +219,7 @@ TEST(LogMelConfig, PresetsAndPreprocessorConfigs) {
   // A Gemma config given in milliseconds, with FFT overdrive.
   const std::string ms = writeTemp("ms.json", R"({"feature_extractor_type": "Gemma4AudioFeatureExtractor",
       "frame_length_ms": 32.0, "hop_length_ms": 10.0, "fft_overdrive": true})");
-  LogMelConfig o = LogMelConfig::fromPreprocessorConfig(ms, LogMelConfig::gemma());
+  LogMelConfig o = LogMelConfig::fromPreprocessorConfig(ms, LogMelConfig::gemma4());
   EXPECT_EQ(o.frameLength, 512u);
   EXPECT_EQ(o.nFft, 1024u);
 }

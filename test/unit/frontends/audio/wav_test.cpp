@@ -225,5 +225,48 @@ TEST(WavErrors, MissingFileNamesThePath) {
   }
 }
 
+// --- the length limit (Gemma 4: 30 s): refused from the header, before samples are decoded --------
+
+std::vector<uint8_t> silence16k(size_t samples, size_t listBytes = 0) {
+  std::vector<std::vector<uint8_t>> chunks;
+  if (listBytes) chunks.push_back(chunk("LIST", std::vector<uint8_t>(listBytes, 'x')));
+  chunks.push_back(chunk("fmt ", fmtBody(1, 1, 16000, 16)));
+  chunks.push_back(chunk("data", std::vector<uint8_t>(2 * samples, 0)));
+  return riff(chunks);
+}
+
+std::string writeFile(const std::string& name, const std::vector<uint8_t>& bytes) {
+  const std::string path = ::testing::TempDir() + name;
+  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  return path;
+}
+
+TEST(WavLimit, OneSampleOverIsRefused) {
+  const std::vector<uint8_t> ok = silence16k(16000), over = silence16k(16001);
+  EXPECT_EQ(decodeWav(ok.data(), ok.size(), "test.wav", 1.0).samples.size(), 16000u);
+  try {
+    decodeWav(over.data(), over.size(), "test.wav", 1.0);
+    FAIL() << "16001 samples at 16 kHz passed a 1 s limit";
+  } catch (const AudioError& e) {
+    EXPECT_STREQ(e.what(), "test.wav: is 1.00 s long; at most 1.00 s is accepted (longer audio is refused, not cut)");
+  }
+  EXPECT_EQ(decodeWav(over.data(), over.size(), "test.wav").samples.size(), 16001u);  // no limit
+}
+
+TEST(WavLimit, ReadWavChecksTheHeaderFirstAndFallsBackWhenItIsNotInTheFirst64KiB) {
+  // 3 s of audio (96 KiB, more than the header probe) against a 2 s limit: refused from the header,
+  // and also when a 70 KiB LIST chunk pushes the fmt chunk past the probe (the whole file is read).
+  for (size_t listBytes : {size_t{0}, size_t{70000}}) {
+    const std::string path = writeFile("limit" + std::to_string(listBytes) + ".wav", silence16k(48000, listBytes));
+    try {
+      readWav(path, 2.0);
+      ADD_FAILURE() << "3 s passed a 2 s limit";
+    } catch (const AudioError& e) {
+      EXPECT_EQ(std::string(e.what()), path + ": is 3.00 s long; at most 2.00 s is accepted (longer audio is refused, not cut)");
+    }
+    EXPECT_EQ(readWav(path, 3.0).samples.size(), 48000u) << listBytes;
+  }
+}
+
 }  // namespace
 }  // namespace saguaro::audio

@@ -18,13 +18,14 @@ struct Result {
 };
 
 /// The configuration `saguaro features audio` uses: the preset `melPreset` ("whisper-80",
-/// "whisper-128", "gemma"), refined by `preprocessorConfig` when that path is not empty; with `pad30s`,
+/// "whisper-128", "gemma4"), refined by `preprocessorConfig` when that path is not empty; with `pad30s`,
 /// the audio is padded or trimmed to chunkSamples (30 s) before framing.
 Result<LogMelConfig> makeConfig(const std::string& melPreset, const std::string& preprocessorConfig,
                                 bool pad30s) noexcept;
 
-/// Reads the WAV file, mixes it to mono and resamples it to `sampleRate`.
-Result<std::vector<float>> loadAudio(const std::string& wavPath, uint32_t sampleRate) noexcept;
+/// Reads the WAV file, mixes it to mono and resamples it to `config.sampleRate`; audio longer than
+/// `config.maxSeconds()` is refused before it is decoded.
+Result<std::vector<float>> loadAudio(const std::string& wavPath, const LogMelConfig& config) noexcept;
 
 /// loadAudio, then the log-mel features of `config`. Errors name the file.
 Result<Features> extractFeatures(const std::string& wavPath, const LogMelConfig& config) noexcept;

@@ -24,10 +24,12 @@ inline constexpr uint32_t kMinSampleRate = 4000;
 inline constexpr uint32_t kMaxSampleRate = 768000;
 
 /// Decodes a WAV file held in memory; `name` is used in error messages. Throws AudioError.
-/// Never allocates more than a small multiple of `size`, whatever the header claims.
-Pcm decodeWav(const uint8_t* data, size_t size, const std::string& name);
+/// Never allocates more than a small multiple of `size`, whatever the header claims. With
+/// `maxSeconds` > 0, audio longer than that is refused from the header, before any sample is decoded.
+Pcm decodeWav(const uint8_t* data, size_t size, const std::string& name, double maxSeconds = 0);
 
-/// Reads and decodes the WAV file at `path`. Throws AudioError.
-Pcm readWav(const std::string& path);
+/// Reads and decodes the WAV file at `path`. Throws AudioError. With `maxSeconds` > 0, a longer file
+/// is refused after reading its first 64 KiB, where the headers are.
+Pcm readWav(const std::string& path, double maxSeconds = 0);
 
 }  // namespace saguaro::audio
