@@ -1,4 +1,5 @@
-// rope_f32 against double-precision rotation (interleaved and rotate_half styles).
+// rope_f32 against double-precision rotation (interleaved and rotate_half styles); rope_2d_f32 against Gemma 4's
+// vision RoPE (Gemma4VisionRotaryEmbedding, apply_multidimensional_rope) in double.
 #include "saguaro/kernels/kernels.h"
 #include "test_util.h"
 
@@ -113,6 +114,66 @@ TEST(RopeF32, PositionZeroIsIdentity) {
   const auto copy = x;
   rope_f32<2, 16, 1>(1, 0, x.data(), 10000.0f, 1.0f);
   for (size_t i = 0; i < x.size(); ++i) EXPECT_EQ(x[i], copy[i]);
+}
+
+/// Gemma 4's 2-D vision RoPE in double, as modeling_gemma4.py writes it: per head, channels [0, hd/2) by the x
+/// position and [hd/2, hd) by the y position; each chunk c of n = hd/2 channels becomes c·cos(emb) +
+/// rotate_half(c)·sin(emb), emb = cat(freqs, freqs), freqs_j = pos / theta^(2j/n), rotate_half(c) = cat(-c[n/2:],
+/// c[:n/2]).
+std::vector<double> RefRope2d(const std::vector<float>& x, const std::vector<int32_t>& positions, int heads, int hd,
+                              double theta) {
+  const int n = hd / 2;
+  std::vector<double> out(x.size());
+  for (size_t r = 0; r < positions.size() / 2; ++r)
+    for (int h = 0; h < heads; ++h)
+      for (int axis = 0; axis < 2; ++axis) {
+        const size_t base = (r * heads + h) * hd + axis * n;
+        for (int i = 0; i < n; ++i) {
+          const double emb = positions[2 * r + axis] / std::pow(theta, 2.0 * (i % (n / 2)) / n);
+          const double rotated = i < n / 2 ? -static_cast<double>(x[base + i + n / 2]) : x[base + i - n / 2];
+          out[base + i] = x[base + i] * std::cos(emb) + rotated * std::sin(emb);
+        }
+      }
+  return out;
+}
+
+/// Checks rope_2d_f32<H, HD> at `positions` ([x, y] per row).
+template <int H, int HD>
+void CheckRope2d(const std::vector<int32_t>& positions, float theta) {
+  const int32_t rows = static_cast<int32_t>(positions.size() / 2);
+  auto x = RandomFloats(static_cast<size_t>(rows) * H * HD, 140 + H * HD);
+  const auto want = RefRope2d(x, positions, H, HD, theta);
+  rope_2d_f32<H, HD>(rows, positions.data(), x.data(), theta);
+  // As for rope_f32: the float angle pos·freq is off by ~|pos|·2^-24 radians.
+  const int32_t max_pos = *std::max_element(positions.begin(), positions.end());
+  ExpectClose(x, want, 1e-5 * std::max(1.0, max_pos / 8.0));
+}
+
+TEST(Rope2dF32, VisionGrid) {
+  std::vector<int32_t> grid;
+  for (int y = 0; y < 4; ++y)
+    for (int x = 0; x < 6; ++x) grid.push_back(x), grid.push_back(y);
+  CheckRope2d<3, 64>(grid, 100.0f);  // Gemma 4 E2B's head size and theta
+  CheckRope2d<2, 72>(grid, 100.0f);  // the large models' head size: 18 frequencies per axis
+  CheckRope2d<1, 8>(grid, 10000.0f);
+}
+
+TEST(Rope2dF32, WideGridAndPadding) {
+  // A 100 × 20000 image at 280 soft tokens is 708 patches wide; padding patches (-1) rotate backwards, as in HF.
+  CheckRope2d<2, 16>({707, 0, 0, 2, 350, 1, -1, -1}, 100.0f);
+}
+
+TEST(Rope2dF32, AxesAreIndependent) {
+  // Position (0, y) leaves the first half of every head as it was, (x, 0) the second.
+  auto x = RandomFloats(2 * 2 * 16, 9);
+  const auto copy = x;
+  const std::vector<int32_t> positions = {0, 5, 7, 0};
+  rope_2d_f32<2, 16>(2, positions.data(), x.data(), 100.0f);
+  for (int h = 0; h < 2; ++h)
+    for (int i = 0; i < 8; ++i) {
+      EXPECT_EQ(x[h * 16 + i], copy[h * 16 + i]) << "row 0 head " << h << " channel " << i;
+      EXPECT_EQ(x[32 + h * 16 + 8 + i], copy[32 + h * 16 + 8 + i]) << "row 1 head " << h << " channel " << 8 + i;
+    }
 }
 
 }  // namespace

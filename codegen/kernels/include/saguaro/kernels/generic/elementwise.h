@@ -53,4 +53,36 @@ inline void inject_rows_f32(int32_t rows, const float* embeds, const uint8_t* ma
       std::memcpy(x + static_cast<int64_t>(r) * D, embeds + static_cast<int64_t>(r) * D, sizeof(float) * D);
 }
 
+/// x[rows][N] = min(max(x, *lo), *hi), in place: torch.clamp with the one-float bounds lo and hi (a clipped linear's
+/// stored input or output range; ±inf leaves that side open). A NaN x stays NaN, as in torch; lo > hi gives hi.
+template <int N>
+inline void clamp_f32(int32_t rows, float* x, const void* lo, const void* hi) {
+  const float a = *static_cast<const float*>(lo), b = *static_cast<const float*>(hi);
+  const int64_t n = static_cast<int64_t>(rows) * N;
+  for (int64_t i = 0; i < n; ++i) {
+    const float m = x[i] < a ? a : x[i];  // a comparison with NaN is false: NaN passes both steps
+    x[i] = m > b ? b : m;
+  }
+}
+
+/// x[rows][N] = (x - shift)·scale, in place (Gemma 4's patch embedder maps [0, 1] pixels to [-1, 1] as
+/// 2·(x - 0.5): the subtraction first, then the product).
+template <int N>
+inline void shift_scale_f32(int32_t rows, float* x, float shift, float scale) {
+  const int64_t n = static_cast<int64_t>(rows) * N;
+  for (int64_t i = 0; i < n; ++i) x[i] = (x[i] - shift) * scale;
+}
+
+/// x[r][c] = (x[r][c] - bias[c])·scale[c], in place, with float32 weights bias[N] and scale[N] (Gemma 4's vision
+/// standardize: (h - std_bias)·std_scale).
+template <int N>
+inline void standardize_f32(int32_t rows, float* x, const void* bias, const void* scale) {
+  const float* b = static_cast<const float*>(bias);
+  const float* s = static_cast<const float*>(scale);
+  for (int32_t r = 0; r < rows; ++r) {
+    float* xr = x + static_cast<int64_t>(r) * N;
+    for (int c = 0; c < N; ++c) xr[c] = (xr[c] - b[c]) * s[c];
+  }
+}
+
 }  // namespace saguaro::kernels::generic

@@ -64,6 +64,15 @@ inline const RopeAngles<HD>& rope_angles(float pos, float theta, float llama3_fa
   return m.angles;
 }
 
+/// Rotates the pair (v[i0], v[i1]) by the angle of cosine c and sine s: (v0·c - v1·s, v0·s + v1·c), llama2.c's
+/// order; for i1 = i0 + HD/2 it is Hugging Face's x·cos + rotate_half(x)·sin (the sums commute exactly).
+inline void rope_rotate_pair(float* v, int i0, int i1, float c, float s) {
+  const float v0 = v[i0];
+  const float v1 = v[i1];
+  v[i0] = v0 * c - v1 * s;
+  v[i1] = v0 * s + v1 * c;
+}
+
 /// In-place RoPE on x[rows][H][HD]; row r sits at position (pos0+r)/pos_scale.
 /// Style 0: interleaved pairs (2i, 2i+1) as llama2.c; Style 1: halves (i, i+HD/2) as HF rotate_half.
 /// Both use freq_i = rope_inv_freq(i, ...), val = pos*freq, then cosf/sinf (llama2.c order). The last four
@@ -89,12 +98,31 @@ inline void rope_f32(int32_t rows, int32_t pos0, float* x, float theta, float po
       const float fci = sinf(val);
       const int i0 = Style == 0 ? 2 * i : i;
       const int i1 = Style == 0 ? 2 * i + 1 : i + kHalf;
-      for (int h = 0; h < H; ++h) {
-        float* v = xr + h * HD;
-        const float v0 = v[i0];
-        const float v1 = v[i1];
-        v[i0] = v0 * fcr - v1 * fci;
-        v[i1] = v0 * fci + v1 * fcr;
+      for (int h = 0; h < H; ++h) rope_rotate_pair(xr + h * HD, i0, i1, fcr, fci);
+    }
+  }
+}
+
+/// In-place 2-D RoPE on x[rows][H][HD] (Gemma 4's vision encoder, apply_multidimensional_rope): row r's patch sits
+/// at column positions[r][0] and row positions[r][1] (int32 [rows][2], used as they are, a negative padding
+/// position too). In every head the channels [0, HD/2) rotate by the column, [HD/2, HD) by the row; inside each
+/// half, rotate_half pairs (j, j + HD/4) turn by pos·freq_j, freq_j = rope_inv_freq(j, HD/2, theta) =
+/// 1/powf(theta, (float)(2j)/(HD/2)) — both axes share the HD/4 frequencies. Angles, cosines and sines are float
+/// (powf, a float product, cosf, sinf) as Hugging Face computes them in float32.
+template <int H, int HD>
+inline void rope_2d_f32(int32_t rows, const int32_t* positions, float* x, float theta) {
+  static_assert(HD % 4 == 0, "each of the two halves of a head splits into rotate_half pairs");
+  constexpr int kAxis = HD / 2;      // channels per axis
+  constexpr int kFreqs = HD / 4;     // rotate_half pairs per axis
+  for (int32_t r = 0; r < rows; ++r) {
+    float* xr = x + static_cast<int64_t>(r) * H * HD;
+    for (int axis = 0; axis < 2; ++axis) {
+      const float pos = static_cast<float>(positions[2 * static_cast<int64_t>(r) + axis]);
+      for (int j = 0; j < kFreqs; ++j) {
+        const float val = pos * rope_inv_freq(j, kAxis, theta, 0.0f, 1.0f, 4.0f, 8192.0f);
+        const float c = cosf(val);
+        const float s = sinf(val);
+        for (int h = 0; h < H; ++h) rope_rotate_pair(xr + h * HD + axis * kAxis, j, j + kFreqs, c, s);
       }
     }
   }
