@@ -324,6 +324,18 @@ def check_refusals(chk, models, work):
         chk.check("refuses a grid with a missing patch", False, "accepted")
     except ValueError as e:
         chk.check("refuses a grid with a missing patch", "grid" in str(e), str(e))
+    ids, soft = prompt(models["clipped"], tower, [np.zeros((24, 24, 3), np.uint8)])
+    both_ways = with_config(models["clipped"], os.path.join(work, "bidirectional-vision"),
+                            lambda c: c["text_config"].update(use_bidirectional_attention="vision"))
+    for name, args, phrase in (("soft tokens with use_bidirectional_attention 'vision'", (both_ways, ids, soft),
+                                "'vision'"),
+                               ("fewer soft tokens than image slots", (models["clipped"], ids, soft[1:]),
+                                "4 image placeholders")):
+        try:
+            ref.merged_logits(*args)
+            chk.check(f"refuses {name}", False, "accepted")
+        except ValueError as e:
+            chk.check(f"refuses {name}", phrase in str(e), str(e))
 
     work_pixels = os.path.join(work, "pixels.npy")
     np.save(work_pixels, np.zeros((24, 24, 3), np.uint8))
@@ -343,11 +355,11 @@ def check_refusals(chk, models, work):
         ("a model whose tower is incomplete", ["soft-tokens", "--model", stub, "--pixels", work_pixels],
          "is missing"),
         ("pixels of the wrong size", ["soft-tokens", "--model", models["clipped"], "--pixels", odd_pixels],
-         "multiples of 12"),
+         odd_pixels + ": pixels are 20x24"),
         ("a .npy that is not one", ["soft-tokens", "--model", models["clipped"], "--pixels", ids_path],
-         "not a readable .npy"),
+         ids_path + ": "),
         ("more placeholders than images", ["logits", "--model", models["clipped"], "--tokens", ids_path, "--pixels",
-                                           work_pixels], "2 image placeholders in the prompt, 1 images given"),
+                                           work_pixels], ids_path + ": 2 image placeholders in the prompt, 1 images given"),
     ]
     for name, argv, phrase in runs:
         out = os.path.join(work, "bad.npy")

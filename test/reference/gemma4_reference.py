@@ -81,6 +81,8 @@ class TextConfig:
         self.tied = True if tie is None else bool(tie)
         self.final_softcap = c["final_logit_softcapping"]
         self.pad_id = c["pad_token_id"] or 0
+        # "vision" (26B, 31B) lets image tokens see each other on sliding layers; text alone stays causal.
+        self.bidirectional_images = c["use_bidirectional_attention"] == "vision"
         self.window = c["sliding_window"]
         self.ple_dim = c["hidden_size_per_layer_input"] or 0
         self.ple_vocab = c["vocab_size_per_layer_input"]
@@ -329,6 +331,9 @@ def place_soft_tokens(cfg, model_dir, x, image_rows, soft_tokens):
     soft_tokens = np.asarray(soft_tokens)
     if cfg.image_token_id is None:
         raise ValueError(f"{model_dir}: soft tokens need the gemma4 layout (a gemma4_text model has no image slots)")
+    if cfg.bidirectional_images:
+        raise ValueError(f"{model_dir}: use_bidirectional_attention 'vision' (image tokens attending both ways) is "
+                         "not supported with soft tokens")
     if soft_tokens.ndim != 2 or soft_tokens.shape[1] != cfg.hidden or len(soft_tokens) != image_rows.sum():
         raise ValueError(f"{model_dir}: {int(image_rows.sum())} image placeholders in the prompt but soft tokens of "
                          f"shape {list(soft_tokens.shape)} (hidden {cfg.hidden})")

@@ -303,20 +303,23 @@ def merged_logits(model_dir, token_ids, soft):
 def _prompt_logits(args):
     """The `logits` command: expand the prompt, compute each image's soft tokens, run the decoder."""
     tower = VisionTower(args.model)
-    soft = [soft_tokens(tower, _load_pixels(path)) for path in args.pixels]
-    ids = expand_image_tokens(read_token_ids(args.tokens), [len(s) for s in soft], image_token_ids(args.model))
+    soft = [_file_soft_tokens(tower, path) for path in args.pixels]
+    try:
+        ids = expand_image_tokens(read_token_ids(args.tokens), [len(s) for s in soft], image_token_ids(args.model))
+    except ValueError as e:
+        raise ValueError(f"{args.tokens}: {e}") from None
     logits = merged_logits(args.model, ids, np.concatenate(soft))
     if args.write_ids:
         write_token_ids(args.write_ids, ids)
     return logits
 
 
-def _load_pixels(path):
-    """An image array from .npy, refused in one line naming the file."""
+def _file_soft_tokens(tower, path):
+    """soft_tokens of the image in a .npy file; a bad file or image is refused in one line naming the file."""
     try:
-        return np.load(path, allow_pickle=False)
+        return soft_tokens(tower, np.load(path, allow_pickle=False))
     except ValueError as e:
-        raise ValueError(f"{path}: not a readable .npy array ({e})") from None
+        raise ValueError(f"{path}: {e}") from None
 
 
 def main():
@@ -335,7 +338,7 @@ def main():
     logits.add_argument("--write-ids", help="also write the expanded token ids to this file")
     args = ap.parse_args()
     if args.command == "soft-tokens":
-        return reference_cli.guarded(ap.prog, lambda: soft_tokens(args.model, _load_pixels(args.pixels)),
+        return reference_cli.guarded(ap.prog, lambda: _file_soft_tokens(VisionTower(args.model), args.pixels),
                                      args.output)
     return reference_cli.guarded(ap.prog, lambda: _prompt_logits(args), args.output)
 
