@@ -73,7 +73,7 @@ class TorchTower:
         top = json.load(open(os.path.join(model_dir, "config.json")))
         self.c = top["vision_config"]
         self.W, _ = load_safetensors_torch(model_dir)
-        self.clamped = {"input": 0, "output": 0, "inputs": 0, "outputs": 0}  # clamped, and all of them
+        self.clamped = {}  # (linear, "input" / "output") -> [elements clamped, elements seen]
 
     def processor(self, images, max_soft_tokens):
         """(pixel_values [B, max_patches, 3·p·p], position ids [B, max_patches, 2]), padded as Gemma4ImageProcessor
@@ -103,20 +103,19 @@ class TorchTower:
 
     def linear(self, name, x, valid):
         """Gemma4ClippableLinear; counts the clamped elements in the rows of real patches."""
+        if self.c["use_clipped_linears"]:
+            x = self.clamp(name, "input", x, valid)
+        y = x @ self.W[name + ".linear.weight"].T
+        return self.clamp(name, "output", y, valid) if self.c["use_clipped_linears"] else y
+
+    def clamp(self, name, side, x, valid):
+        """x clamped to the linear's input or output bounds, counting the real patches' elements it moves."""
         import torch
-        W = self.W
-        if self.c["use_clipped_linears"]:
-            lo, hi = W[name + ".input_min"], W[name + ".input_max"]
-            self.clamped["input"] += int(((x < lo) | (x > hi))[valid].sum())
-            self.clamped["inputs"] += x[valid].numel()
-            x = torch.clamp(x, lo, hi)
-        y = x @ W[name + ".linear.weight"].T
-        if self.c["use_clipped_linears"]:
-            lo, hi = W[name + ".output_min"], W[name + ".output_max"]
-            self.clamped["output"] += int(((y < lo) | (y > hi))[valid].sum())
-            self.clamped["outputs"] += y[valid].numel()
-            y = torch.clamp(y, lo, hi)
-        return y
+        lo, hi = self.W[f"{name}.{side}_min"], self.W[f"{name}.{side}_max"]
+        count = self.clamped.setdefault((name, side), [0, 0])
+        count[0] += int(((x < lo) | (x > hi))[valid].sum())
+        count[1] += x[valid].numel()
+        return torch.clamp(x, lo, hi)
 
     def rope_tables(self, position_ids):
         """Gemma4VisionRotaryEmbedding: cos, sin [B, L, head_dim], the x half then the y half."""
@@ -225,10 +224,13 @@ def check_torch(chk, models, images):
                       max_diff(ours, theirs) <= 1e-9 * scale,
                       f"{len(theirs)} soft tokens, max|x|={scale:.3f} max_abs_diff={max_diff(ours, theirs):.2e}")
         if tower.cfg.clipped:
-            clamped = torch_tower.clamped
-            chk.check(f"torch {model_name}: the clipped linears clip", clamped["input"] > 0 and clamped["output"] > 0,
-                      f"{clamped['input']} of {clamped['inputs']} inputs and {clamped['output']} of "
-                      f"{clamped['outputs']} outputs of the real patches clamped")
+            counts = torch_tower.clamped
+            idle = [f"{name.split('layers.')[1]} {side}" for (name, side), (n, _) in counts.items() if n == 0]
+            least = min(n / total for n, total in counts.values())
+            share = sum(n for n, _ in counts.values()) / sum(total for _, total in counts.values())
+            chk.check(f"torch {model_name}: every clamp of every linear clips", len(counts) == 28 and not idle,
+                      f"{len(counts)} clamps, {share:.1%} of their elements in the real patches clamped, the least "
+                      f"active {least:.2%}" + (f"; idle: {', '.join(idle)}" if idle else ""))
         # One image padded to another budget's patch count gives the same tokens.
         small = images["square-70"]
         a, b = torch_tower.forward([small], 70), torch_tower.forward([small], 280)

@@ -55,7 +55,8 @@ def vision_weights(kind, text_hidden, rng):
         for name in _CLIPPED_LINEARS:
             w[p + name + ".linear.weight"] = linear(*shapes[name])
             if kind == "clipped":
-                w.update(clip_bounds(p + name, rng))
+                # o_proj reads an attention average of unit-sized values, about half their size.
+                w.update(clip_bounds(p + name, 0.5 if name == "self_attn.o_proj" else 1.0, rng))
         # Attention runs with scale 1.0: q_norm and k_norm of hd^-1/4 give q·k a unit spread.
         w[p + "self_attn.q_norm.weight"] = norm(hd, hd ** -0.25)
         w[p + "self_attn.k_norm.weight"] = norm(hd, hd ** -0.25)
@@ -69,11 +70,11 @@ def vision_weights(kind, text_hidden, rng):
     return w
 
 
-def clip_bounds(linear, rng):
-    """The four scalar bounds (shape []) of one clipped linear. Its inputs and outputs are about unit-sized, so bounds
-    between 1 and 2.5 in size clip their tails — some elements of most linears, not all of any. Each linear gets its
-    own bounds (the converter shares them between k and v and between gate and up), so that reading another linear's
-    bounds changes the result."""
-    lo_in, hi_in, lo_out, hi_out = rng.uniform(1.0, 2.5, 4)
+def clip_bounds(linear, size, rng):
+    """The four scalar bounds (shape []) of one clipped linear whose inputs and outputs are about `size` in
+    magnitude: bounds between 1 and 2.5 times that clip their tails — some elements of every linear, not all of any.
+    Each linear gets its own bounds (the converter shares them between k and v and between gate and up), so that
+    reading another linear's bounds changes the result."""
+    lo_in, hi_in, lo_out, hi_out = size * rng.uniform(1.0, 2.5, 4)
     return {f"{linear}.input_min": np.float32(-lo_in), f"{linear}.input_max": np.float32(hi_in),
             f"{linear}.output_min": np.float32(-lo_out), f"{linear}.output_max": np.float32(hi_out)}
