@@ -26,7 +26,7 @@ import numpy as np
 import gemma4_reference as text
 import gemma4_vision_reference as ref
 from check_gemma4_reference import Checker, max_diff, torch_decode, with_config
-from safetensors_io import read_model_weights
+from safetensors_io import read_model_weights, write_safetensors
 from token_ids import read_token_ids
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -280,6 +280,15 @@ def check_invariants(chk, models, images, work):
     chk.check("patch layout (dy, dx, c) and positions (x, y)",
               hit.tolist() == [[(13 // p) * (36 // p) + 29 // p, ((13 % p) * p + 29 % p) * 3 + 2]] and
               pos[hit[0][0]].tolist() == [29 // p, 13 // p], f"pixel (13, 29, blue) -> patch/feature {hit.tolist()}")
+
+    # The same model with every scalar bound stored as [1] (and in float32, which holds the bfloat16 values).
+    bounds_1 = os.path.join(work, "clipped-bounds-1")
+    os.makedirs(bounds_1)
+    shutil.copy(os.path.join(clipped, "config.json"), bounds_1)
+    write_safetensors(os.path.join(bounds_1, "model.safetensors"),
+                      {n: t.reshape(1) if t.ndim == 0 else t for n, t in read_model_weights(clipped).items()})
+    err = max_diff(ref.soft_tokens(bounds_1, pixels), ref.soft_tokens(tower, pixels))
+    chk.check("clip bounds stored as [1] read as the scalars", err == 0.0, f"max_abs_diff={err:.2e}")
 
     unclipped = with_config(clipped, os.path.join(work, "clipped-off"),
                             lambda c: c["vision_config"].update(use_clipped_linears=False))

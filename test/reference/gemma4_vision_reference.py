@@ -38,13 +38,11 @@ _VISION_DEFAULTS = {
 # Gemma4Config's image marker ids when config.json leaves them out.
 _IMAGE_TOKEN_DEFAULTS = {"boi_token_id": 255999, "image_token_id": 258880, "eoi_token_id": 258882}
 _TOWER = "model.vision_tower."
-_LINEARS = ("self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.o_proj", "mlp.gate_proj",
-            "mlp.up_proj", "mlp.down_proj")
 _CLIPS = ("input_min", "input_max", "output_min", "output_max")
 
 
 class VisionConfig:
-    """config.json's vision_config with defaults, plus the text hidden size and the image marker ids."""
+    """config.json's vision_config with defaults, plus the text hidden size."""
 
     def __init__(self, raw, where="config.json"):
         """Resolves a config.json dict; raises ValueError with one line naming `where` and the problem."""
@@ -75,7 +73,6 @@ class VisionConfig:
         if self.heads % self.kv_heads:
             self._refuse(f"{self.heads} vision heads do not split over {self.kv_heads} KV heads")
         self.text_hidden = text.TextConfig(raw, where).hidden
-        self.markers = {k: raw.get(k, v) for k, v in _IMAGE_TOKEN_DEFAULTS.items()}
 
     def _refuse(self, problem):
         """Raises the one-line error every refusal uses."""
