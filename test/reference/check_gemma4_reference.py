@@ -41,8 +41,9 @@ MODELS = [
 ]
 
 
-def torch_decode(model_dir, ids, kv_f16):
-    """Logits [T, vocab] (float64), one position at a time, formulated in torch."""
+def torch_decode(model_dir, ids, kv_f16, soft_tokens=None):
+    """Logits [T, vocab] (float64), one position at a time, formulated in torch. soft_tokens [n, hidden]: the
+    embeddings of the n image placeholders, in order (the conditional layout)."""
     import torch
     import torch.nn.functional as F
 
@@ -91,10 +92,12 @@ def torch_decode(model_dir, ids, kv_f16):
     head = embed if c["tie_word_embeddings"] else W["lm_head.weight"]
     placeholders = {top[k] for k in ("image_token_id", "video_token_id", "audio_token_id")} if conditional else set()
     caches = {i: ([], []) for i in range(L) if owner(i) == i}
+    soft = iter(torch.as_tensor(soft_tokens, dtype=torch.float64)) if soft_tokens is not None else None
     rows = []
     for pos, tok in enumerate(ids):
+        image = soft is not None and tok == top["image_token_id"]
         tok = c["pad_token_id"] if tok in placeholders else tok
-        x = embed[tok] * scale_of(math.sqrt(H), pre + "embed_tokens.weight")
+        x = next(soft) if image else embed[tok] * scale_of(math.sqrt(H), pre + "embed_tokens.weight")
         if D:
             table = pre + "embed_tokens_per_layer.weight"
             token_part = W[table][tok].view(L, D) * scale_of(math.sqrt(D), table)

@@ -55,12 +55,14 @@ class TextConfig:
             text = raw.get("text_config") or {}
             self.prefix = "model.language_model."
             self.placeholders = {raw.get(k, v) for k, v in _PLACEHOLDER_DEFAULTS.items()} - {None}
+            self.image_token_id = raw.get("image_token_id", _PLACEHOLDER_DEFAULTS["image_token_id"])
             outer_tie, inner_tie = raw.get("tie_word_embeddings"), text.get("tie_word_embeddings")
             if outer_tie is not None and inner_tie is not None and outer_tie != inner_tie:
                 self._refuse("tie_word_embeddings differs between the outer config and text_config")
             tie = outer_tie if outer_tie is not None else inner_tie
         elif kind == "gemma4_text":
             text, self.prefix, self.placeholders, tie = raw, "model.", set(), raw.get("tie_word_embeddings")
+            self.image_token_id = None
         else:
             self._refuse(f"model_type {kind!r} is not gemma4 or gemma4_text")
         c = dict(_TEXT_DEFAULTS, **text)
@@ -79,6 +81,8 @@ class TextConfig:
         self.tied = True if tie is None else bool(tie)
         self.final_softcap = c["final_logit_softcapping"]
         self.pad_id = c["pad_token_id"] or 0
+        # "vision" (26B, 31B) lets image tokens see each other on sliding layers; text alone stays causal.
+        self.bidirectional_images = c["use_bidirectional_attention"] == "vision"
         self.window = c["sliding_window"]
         self.ple_dim = c["hidden_size_per_layer_input"] or 0
         self.ple_vocab = c["vocab_size_per_layer_input"]
@@ -321,11 +325,31 @@ def read_config(model_dir):
         return TextConfig(json.load(f), path)
 
 
-def forward(model_dir, ids, dtype=np.float64, hidden_layer=None, kv_cache="f32", weights="f32", unused=None):
+def place_soft_tokens(cfg, model_dir, x, image_rows, soft_tokens):
+    """x with its image placeholder rows replaced, in order, by the rows of soft_tokens [n, hidden] — as they are:
+    Gemma4Model.forward scatters them over the already scaled embeddings and scales them no further."""
+    soft_tokens = np.asarray(soft_tokens)
+    if cfg.image_token_id is None:
+        raise ValueError(f"{model_dir}: soft tokens need the gemma4 layout (a gemma4_text model has no image slots)")
+    if cfg.bidirectional_images:
+        raise ValueError(f"{model_dir}: use_bidirectional_attention 'vision' (image tokens attending both ways) is "
+                         "not supported with soft tokens")
+    if soft_tokens.ndim != 2 or soft_tokens.shape[1] != cfg.hidden or len(soft_tokens) != image_rows.sum():
+        raise ValueError(f"{model_dir}: {int(image_rows.sum())} image placeholders in the prompt but soft tokens of "
+                         f"shape {list(soft_tokens.shape)} (hidden {cfg.hidden})")
+    x = x.copy()
+    x[image_rows] = soft_tokens.astype(x.dtype)
+    return x
+
+
+def forward(model_dir, ids, dtype=np.float64, hidden_layer=None, kv_cache="f32", weights="f32", unused=None,
+            soft_tokens=None):
     """Logits [T, vocab] of a full causal prefill of ids, computed in dtype; with hidden_layer L, the residual
     stream after L decoder layers instead. kv_cache "f16" rounds K and V to binary16 where they are made (a shared
     layer reads the rounded values); weights "f16" rounds every 2-D tensor to binary16. A list passed as `unused`
-    receives the names of the tensors in the files that the forward does not read."""
+    receives the names of the tensors in the files that the forward does not read. soft_tokens [n, hidden] (the
+    gemma4 layout): the embedding rows of the n image placeholders, in order; the per-layer inputs then read the
+    pad token's table row there and project the merged embeddings."""
     cfg = read_config(model_dir)
     w, stored, not_read = load_weights(model_dir, cfg, dtype, weights)
     if unused is not None:
@@ -333,11 +357,14 @@ def forward(model_dir, ids, dtype=np.float64, hidden_layer=None, kv_cache="f32",
     ids = np.asarray(ids, dtype=np.int64)
     if ids.size and (ids.min() < 0 or ids.max() >= cfg.vocab or (cfg.ple_dim and ids.max() >= cfg.ple_vocab)):
         raise ValueError(f"{model_dir}: a token id is outside the vocabulary")
+    image_rows = ids == cfg.image_token_id
     if cfg.placeholders:
         ids = np.where(np.isin(ids, list(cfg.placeholders)), cfg.pad_id, ids)
     embed_name = cfg.prefix + "embed_tokens.weight"
     embed = w[embed_name]
     x = embed[ids] * round_to_stored(math.sqrt(cfg.hidden), stored[embed_name], dtype)
+    if soft_tokens is not None:
+        x = place_soft_tokens(cfg, model_dir, x, image_rows, soft_tokens)
     ple = per_layer_inputs(cfg, w, stored, ids, x) if cfg.ple_dim else None
     kv = {}
     for i in range(cfg.layers):

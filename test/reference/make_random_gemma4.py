@@ -2,6 +2,7 @@
 
 Usage: make_random_gemma4.py --variant full|plain -o DIR [--seed S] [--conditional] [--dtype f32|bf16|f16]
                              [--shards N] [--sliding-window W] [--final-softcap C] [--no-tie]
+                             [--vision clipped|standardize]
 
 full: every feature at once — 8 layers [s s F s s F s F] (s sliding, F full), the last 4 reading K/V of layers 3
 (sliding) and 2 (full); double-wide MLPs on those 4; attention_k_eq_v with one KV head on full layers and two on
@@ -15,7 +16,8 @@ Gemma4ForConditionalGeneration (gemma4, nested text_config, tensors under model.
 shards with model.safetensors.index.json, plus what a released file carries that the text decoder does not read:
 K/V projections and k_norm on KV-shared layers, and stub vision and audio towers (a few tensors with the real
 names, tiny shapes matching the tiny vision_config / audio_config). The same seed gives the same text weights in
-every form.
+every form. --vision (with --conditional) replaces the stub vision tower by a whole one (random_gemma4_vision.py) and
+moves the image placeholder ids into the tiny vocabulary.
 """
 import argparse
 import sys
@@ -23,6 +25,7 @@ import sys
 import numpy as np
 
 from make_random_hf import write_model
+import random_gemma4_vision
 
 SLIDING, FULL = "sliding_attention", "full_attention"
 _S, _F = SLIDING, FULL
@@ -100,9 +103,13 @@ def make_config(v, a):
              "conv_kernel_size": 5, "residual_weight": 0.5, "attention_chunk_size": 12, "attention_context_left": 13,
              "attention_context_right": 0, "attention_logit_cap": 50.0, "use_clipped_linears": True,
              "rms_norm_eps": 1e-6, "output_proj_dims": _TOWER_WIDTH}
+    tokens = dict(_MM_TOKENS)
+    if a.vision:
+        vision = random_gemma4_vision.vision_config(a.vision)
+        tokens.update(random_gemma4_vision.IMAGE_TOKEN_IDS)
     return dict({"architectures": ["Gemma4ForConditionalGeneration"], "model_type": "gemma4", "text_config": text,
                  "vision_config": vision, "audio_config": audio, "tie_word_embeddings": a.tie,
-                 "initializer_range": 0.02, "dtype": _DTYPES[a.dtype][1]}, **_MM_TOKENS)
+                 "initializer_range": 0.02, "dtype": _DTYPES[a.dtype][1]}, **tokens)
 
 
 def shared_layers(v):
@@ -203,7 +210,11 @@ def main():
     ap.add_argument("--sliding-window", type=int, default=8)
     ap.add_argument("--final-softcap", type=float, help="final_logit_softcapping (0: none; default: the variant's)")
     ap.add_argument("--no-tie", dest="tie", action="store_false", help="write lm_head.weight, untied")
+    ap.add_argument("--vision", choices=random_gemma4_vision.KINDS,
+                    help="with --conditional: a whole vision tower, clipped linears or standardize")
     a = ap.parse_args()
+    if a.vision and not a.conditional:
+        ap.error("--vision needs --conditional (the tower lives in Gemma4ForConditionalGeneration)")
     v = _VARIANTS[a.variant]
     a.dtype = a.dtype or ("bf16" if a.conditional else "f32")
     a.shards = a.shards or (2 if a.conditional else 1)
@@ -212,6 +223,8 @@ def main():
     weights = text_weights(v, a, np.random.default_rng(a.seed), prefix)
     if a.conditional:  # a second stream, so the text weights stay those of the same seed without --conditional
         weights.update(unread_weights(v, np.random.default_rng([a.seed, 1]), prefix))
+    if a.vision:  # overwrites the stub's vision tensors, which carry the same names
+        weights.update(random_gemma4_vision.vision_weights(a.vision, v["hidden"], np.random.default_rng([a.seed, 2])))
     write_model(a.output, make_config(v, a), weights, _DTYPES[a.dtype][0], a.shards)
     return 0
 

@@ -1,5 +1,5 @@
 """The command line the decoder references share: a model directory and token ids in, logits (or one layer's
-hidden states) out as .npy.
+hidden states) out as .npy; and its error convention, which the vision reference's commands share too.
 
 A refused config or a missing tensor or shard (ValueError, OSError) is one line on stderr, exit 1, and no output
 file.
@@ -25,11 +25,17 @@ def run(description, prog, forward):
     ap.add_argument("--weights", choices=("f32", "f16"), default="f32",
                     help="f16: weight matrices rounded to binary16, as `saguaro compile --bits 16` stores them")
     args = ap.parse_args()
+    return guarded(prog, lambda: forward(args.model_dir, read_token_ids(args.token_ids), np.dtype(args.dtype),
+                                         args.hidden_layer, args.kv_cache, args.weights), args.output)
+
+
+def guarded(prog, compute, output):
+    """Writes compute()'s array to output and returns 0; a ValueError or OSError is one line on stderr, exit code 1
+    and no output file."""
     try:
-        out = forward(args.model_dir, read_token_ids(args.token_ids), np.dtype(args.dtype), args.hidden_layer,
-                      args.kv_cache, args.weights)
+        out = compute()
     except (ValueError, OSError) as e:
         print(f"{prog}: {e}", file=sys.stderr)
         return 1
-    np.save(args.output, out)
+    np.save(output, out)
     return 0
