@@ -1,6 +1,6 @@
 """Writes a tiny random-weight Gemma 4 text model in Hugging Face format (config.json + safetensors) for tests.
 
-Usage: make_random_gemma4.py --variant full|plain -o DIR [--seed S] [--conditional] [--dtype f32|bf16|f16]
+Usage: make_random_gemma4.py --variant full|plain -o DIR [--seed S] [--conditional [--audio]] [--dtype f32|bf16|f16]
                              [--shards N] [--sliding-window W] [--final-softcap C] [--no-tie]
 
 full: every feature at once — 8 layers [s s F s s F s F] (s sliding, F full), the last 4 reading K/V of layers 3
@@ -14,8 +14,8 @@ Default: Gemma4ForCausalLM (gemma4_text, tensors under model.), float32, one fil
 Gemma4ForConditionalGeneration (gemma4, nested text_config, tensors under model.language_model.), bfloat16 over 2
 shards with model.safetensors.index.json, plus what a released file carries that the text decoder does not read:
 K/V projections and k_norm on KV-shared layers, and stub vision and audio towers (a few tensors with the real
-names, tiny shapes matching the tiny vision_config / audio_config). The same seed gives the same text weights in
-every form.
+names, tiny shapes matching the tiny vision_config / audio_config). --audio (with --conditional): a complete tiny
+audio tower instead of the stub (random_gemma4_audio.py). The same seed gives the same text weights in every form.
 """
 import argparse
 import sys
@@ -23,6 +23,7 @@ import sys
 import numpy as np
 
 from make_random_hf import write_model
+from random_gemma4_audio import add_audio_tower
 
 SLIDING, FULL = "sliding_attention", "full_attention"
 _S, _F = SLIDING, FULL
@@ -198,12 +199,15 @@ def main():
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--conditional", action="store_true",
                     help="Gemma4ForConditionalGeneration layout (default then: --dtype bf16 --shards 2)")
+    ap.add_argument("--audio", action="store_true", help="with --conditional: a real tiny audio tower, not the stub")
     ap.add_argument("--dtype", choices=sorted(_DTYPES), help="stored dtype (default f32, bf16 with --conditional)")
     ap.add_argument("--shards", type=int, help="split over N files with an index (default 1, 2 with --conditional)")
     ap.add_argument("--sliding-window", type=int, default=8)
     ap.add_argument("--final-softcap", type=float, help="final_logit_softcapping (0: none; default: the variant's)")
     ap.add_argument("--no-tie", dest="tie", action="store_false", help="write lm_head.weight, untied")
     a = ap.parse_args()
+    if a.audio and not a.conditional:
+        ap.error("--audio needs --conditional")
     v = _VARIANTS[a.variant]
     a.dtype = a.dtype or ("bf16" if a.conditional else "f32")
     a.shards = a.shards or (2 if a.conditional else 1)
@@ -212,7 +216,10 @@ def main():
     weights = text_weights(v, a, np.random.default_rng(a.seed), prefix)
     if a.conditional:  # a second stream, so the text weights stay those of the same seed without --conditional
         weights.update(unread_weights(v, np.random.default_rng([a.seed, 1]), prefix))
-    write_model(a.output, make_config(v, a), weights, _DTYPES[a.dtype][0], a.shards)
+    config = make_config(v, a)
+    if a.audio:
+        add_audio_tower(config, weights, np.random.default_rng([a.seed, 2]))
+    write_model(a.output, config, weights, _DTYPES[a.dtype][0], a.shards)
     return 0
 
 
