@@ -101,9 +101,9 @@ class AudioConfig:
             p = f"{TOWER}layers.{i}."
             for name in _CLIPPED:
                 shapes[p + name + ".linear.weight"] = widths.get(name.split(".")[-1], (h, h))
-            for name in ("feed_forward1.pre_layer_norm", "feed_forward1.post_layer_norm", "feed_forward2.pre_layer_norm",
-                         "feed_forward2.post_layer_norm", "norm_pre_attn", "norm_post_attn", "norm_out",
-                         "lconv1d.pre_layer_norm", "lconv1d.conv_norm"):
+            for name in ("feed_forward1.pre_layer_norm", "feed_forward1.post_layer_norm",
+                         "feed_forward2.pre_layer_norm", "feed_forward2.post_layer_norm", "norm_pre_attn",
+                         "norm_post_attn", "norm_out", "lconv1d.pre_layer_norm", "lconv1d.conv_norm"):
                 shapes[p + name + ".weight"] = (h,)
             shapes[p + "self_attn.relative_k_proj.weight"] = (h, h)
             shapes[p + "self_attn.per_dim_scale"] = (self.head_dim,)

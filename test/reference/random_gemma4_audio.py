@@ -59,7 +59,8 @@ def clip_bounds(rng, name):
     else:
         low_in, high_in = -rng.uniform(1.0, 1.6), rng.uniform(1.0, 1.6)
     out = (0.3, 0.6) if name.endswith("ffw_layer_2") else (0.7, 1.3)  # a sum of 4·hidden small silu terms
-    return {"input_min": low_in, "input_max": high_in, "output_min": -rng.uniform(*out), "output_max": rng.uniform(*out)}
+    return {"input_min": low_in, "input_max": high_in,
+            "output_min": -rng.uniform(*out), "output_max": rng.uniform(*out)}
 
 
 def audio_weights(rng, text_hidden):
