@@ -135,16 +135,20 @@ class AudioModel:
         for i in range(self.cfg.layers):
             for name in _CLIPPED:
                 p = f"{TOWER}layers.{i}.{name}."
-                b = [float(raw[p + k].reshape(-1)[0]) if self.cfg.clipped and p + k in raw else default
-                     for k, default in zip(_BOUNDS, (-math.inf, math.inf, -math.inf, math.inf))]
-                self.bounds[p] = b
-        # gradient_clipping is capped by the largest value of the dtype a module's weight is stored in.
-        def caps(tensor):
-            return [min(self.cfg.gradient_clipping, _DTYPE_MAX[stored[f"{TOWER}layers.{i}.{tensor}"]])
-                    for i in range(self.cfg.layers)]
-        self.clip_ffw = caps("feed_forward1.ffw_layer_1.linear.weight")  # both FFNs of a layer share one dtype
-        self.clip_lconv = caps("lconv1d.linear_start.linear.weight")
-        self.clip_layer = caps("norm_pre_attn.weight")
+                bad = [p + k for k in _BOUNDS if p + k in raw and raw[p + k].size != 1]
+                if bad:
+                    raise ValueError(f"{model_dir}: tensor {bad[0]} has shape {list(raw[bad[0]].shape)}, not a scalar")
+                self.bounds[p] = [float(raw[p + k].reshape(-1)[0]) if self.cfg.clipped and p + k in raw else default
+                                  for k, default in zip(_BOUNDS, (-math.inf, math.inf, -math.inf, math.inf))]
+        # gradient_clipping, per module prefix, capped by the largest value of the dtype the module's weight is
+        # stored in (the FFNs read ffw_layer_1's, the light conv linear_start's, the layer norm_pre_attn's).
+        self.grad_clip = {}
+        for i in range(self.cfg.layers):
+            p = f"{TOWER}layers.{i}."
+            for module, weight in (("feed_forward1.", "feed_forward1.ffw_layer_1.linear.weight"),
+                                   ("feed_forward2.", "feed_forward2.ffw_layer_1.linear.weight"),
+                                   ("lconv1d.", "lconv1d.linear_start.linear.weight"), ("", "norm_pre_attn.weight")):
+                self.grad_clip[p + module] = min(self.cfg.gradient_clipping, _DTYPE_MAX[stored[p + weight]])
 
 
 def rms_norm(x, w, eps):
@@ -212,13 +216,12 @@ def subsample(model, features, mask):
 
 def clipped_linear(model, prefix, x, stats):
     """Gemma4ClippableLinear: clamp the input, multiply, clamp the output; stats (a dict) counts clamped values per
-    linear kind as [clamped inputs, inputs, clamped outputs, outputs]."""
+    linear ("layer.module") as [clamped inputs, inputs, clamped outputs, outputs]."""
     lo_in, hi_in, lo_out, hi_out = model.bounds[prefix]
     y = np.clip(x, lo_in, hi_in) @ model.w[prefix + "linear.weight"].T
     out = np.clip(y, lo_out, hi_out)
     if stats is not None:
-        kind = prefix.split(".", 3)[-1].rstrip(".")
-        counts = stats.setdefault(kind, [0, 0, 0, 0])
+        counts = stats.setdefault(prefix[len(TOWER + "layers."):-1], [0, 0, 0, 0])
         counts[0] += int(np.sum((x < lo_in) | (x > hi_in)))
         counts[1] += x.size
         counts[2] += int(np.sum((y < lo_out) | (y > hi_out)))
@@ -265,19 +268,19 @@ def attention(model, p, x, stats):
     return clipped_linear(model, p + "post.", out, stats)
 
 
-def feed_forward(model, i, p, x, stats):
+def feed_forward(model, p, x, stats):
     """Gemma4AudioFeedForward: x + residual_weight · norm(clip(ffw_2(silu(ffw_1(norm(clip(x))))))), clip = ±g."""
-    g, w = model.clip_ffw[i], model.w
+    g, w = model.grad_clip[p], model.w
     h = rms_norm(np.clip(x, -g, g), w[p + "pre_layer_norm.weight"], _DEFAULT_NORM_EPS)
     h = clipped_linear(model, p + "ffw_layer_2.", silu(clipped_linear(model, p + "ffw_layer_1.", h, stats)), stats)
     h = rms_norm(np.clip(h, -g, g), w[p + "post_layer_norm.weight"], _DEFAULT_NORM_EPS)
     return x + model.cfg.residual_weight * h
 
 
-def light_conv(model, i, p, x, stats):
+def light_conv(model, p, x, stats):
     """Gemma4AudioLightConv1d: x + linear_end(silu(conv_norm(clip(causal depthwise conv(glu(linear_start(
     pre_layer_norm(x)))))))); the conv at time t reads t - K + 1 .. t, zeros before the start."""
-    cfg, w, g = model.cfg, model.w, model.clip_lconv[i]
+    cfg, w, g = model.cfg, model.w, model.grad_clip[p]
     y = clipped_linear(model, p + "linear_start.", rms_norm(x, w[p + "pre_layer_norm.weight"], cfg.eps), stats)
     y = y[:, :cfg.hidden] / (1.0 + np.exp(-y[:, cfg.hidden:]))
     kernel = w[p + "depthwise_conv1d.weight"][:, 0, :]  # [hidden, K]
@@ -289,13 +292,14 @@ def light_conv(model, i, p, x, stats):
 
 def conformer_layer(model, i, x, stats):
     """Gemma4AudioLayer: FFN half, attention block, light conv, FFN half, norm_out."""
-    p, w, g = f"{TOWER}layers.{i}.", model.w, model.clip_layer[i]
-    x = feed_forward(model, i, p + "feed_forward1.", x, stats)
+    p, w = f"{TOWER}layers.{i}.", model.w
+    g = model.grad_clip[p]
+    x = feed_forward(model, p + "feed_forward1.", x, stats)
     a = attention(model, p + "self_attn.", rms_norm(np.clip(x, -g, g), w[p + "norm_pre_attn.weight"],
                                                     _DEFAULT_NORM_EPS), stats)
     x = x + rms_norm(np.clip(a, -g, g), w[p + "norm_post_attn.weight"], _DEFAULT_NORM_EPS)
-    x = light_conv(model, i, p + "lconv1d.", x, stats)
-    x = feed_forward(model, i, p + "feed_forward2.", x, stats)
+    x = light_conv(model, p + "lconv1d.", x, stats)
+    x = feed_forward(model, p + "feed_forward2.", x, stats)
     return rms_norm(np.clip(x, -g, g), w[p + "norm_out.weight"], _DEFAULT_NORM_EPS)
 
 
