@@ -188,7 +188,7 @@ def batch(clips):
     return feats, masks
 
 
-def check_torch(chk, models, clips):
+def check_torch(chk, models, clips, work):
     """The reference against the torch formulation, tower rows and soft tokens, to 1e-9 of their scale."""
     try:
         import torch  # noqa: F401
@@ -209,14 +209,23 @@ def check_torch(chk, models, clips):
                 chk.check(f"torch {model_name}, {case}, {name}", err <= 1e-9 * scale,
                           f"{len(soft)} soft tokens, max|x|={scale:.3f} max_abs_diff={err:.2e}")
 
+    # transformers' blocks do not change the result; the chunk size enters only through the relative table's size
+    # C//2: chunks 4 and 5 give the same table (4 past frames), chunk 6 one row more, moving every position by one.
+    ours = ref.soft_tokens(models["tiny"], *clips["3s"])
+    same, shifted = (torch_tower(with_audio_config(models["tiny"], os.path.join(work, f"chunk{w}"),
+                                                   attention_chunk_size=w), *batch([clips["3s"]]))[0][1] for w in (5, 6))
+    chk.check("torch chunk 5 = reference chunk 4 != torch chunk 6",
+              max_diff(same, ours) <= 1e-9 < 1e-3 < max_diff(shifted, ours),
+              f"chunk 5: {max_diff(same, ours):.1e}; chunk 6: {max_diff(shifted, ours):.1e}")
 
-def check_streaming(chk, model, feats, lookahead_frames, label):
+
+def check_streaming(chk, encode, feats, lookahead_frames, label):
     """Encoder frame j reads mel frames up to 4j + 3 through the subsampling, and the conformer layers reach
     lookahead_frames further encoder frames: a prefix of m valid mel frames fixes exactly the first
-    m // 4 - lookahead_frames soft tokens."""
-    whole = ref.soft_tokens(model, feats)
+    m // 4 - lookahead_frames soft tokens. encode(features) gives the soft tokens of all-valid features."""
+    whole = encode(feats)
     for m in (4 * 9, 4 * 9 + 1, 4 * 9 + 3, 4 * 20 + 2):
-        prefix = ref.soft_tokens(model, feats[:m])
+        prefix = encode(feats[:m])
         final = m // 4 - lookahead_frames
         same = max_diff(prefix[:final], whole[:final])
         moved = float(np.max(np.abs(prefix[final] - whole[final]))) if final < len(prefix) else math.inf
@@ -224,6 +233,15 @@ def check_streaming(chk, model, feats, lookahead_frames, label):
                   same <= 1e-12 < 1e-6 < moved,
                   f"first {final}: {same:.1e}; " + (f"the next moves by {moved:.1e}" if final < len(prefix) else
                                                      "no token left"))
+
+
+def torch_encoder(model_dir):
+    """encode(features) for check_streaming through the torch formulation, or None without torch."""
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        return None
+    return lambda feats: torch_tower(model_dir, feats[None], np.ones((1, len(feats)), dtype=bool))[0][1]
 
 
 def check_invariants(chk, models, clips, work):
@@ -239,9 +257,14 @@ def check_invariants(chk, models, clips, work):
 
     # Streaming: the conformer looks no frame ahead with attention_context_right 0; with right context R each
     # layer looks R - 1 frames ahead (the mask keeps -d < R).
-    check_streaming(chk, tiny, feats[mask], 0, "context_right 0")
-    right = ref.AudioModel(with_audio_config(models["tiny"], os.path.join(work, "right2"), attention_context_right=2))
-    check_streaming(chk, right, feats[mask], 2 * (2 - 1), "context_right 2, 2 layers")
+    right = with_audio_config(models["tiny"], os.path.join(work, "right2"), attention_context_right=2)
+    for model, lookahead, label in ((models["tiny"], 0, "context_right 0"),
+                                    (right, 2 * (2 - 1), "context_right 2, 2 layers")):
+        loaded = ref.AudioModel(model)
+        check_streaming(chk, lambda f: ref.soft_tokens(loaded, f), feats[mask], lookahead, label)
+        encode = torch_encoder(model)
+        if encode:
+            check_streaming(chk, encode, feats[mask], lookahead, label + " (torch)")
 
     # Perturbing one mel frame moves the first soft token that reads it (4j + 3 >= t) and none before it.
     for t in (4 * 7 + 3, 4 * 7 + 4):
@@ -251,15 +274,6 @@ def check_invariants(chk, models, clips, work):
         first, expected = int(np.argmax(diff > 1e-12)), -(-(t - 3) // 4)
         chk.check(f"mel frame {t} first moves soft token {expected}", first == expected and diff[first] > 1e-6,
                   f"first moved token {first}, by {diff[first]:.1e}; before it {np.max(diff[:first]):.1e}")
-
-    # The chunk size enters only through the relative table's size C//2: chunks 4 and 5 give the same table (4 past
-    # frames), chunk 6 one row more, so every relative position moves by one.
-    same = ref.soft_tokens(with_audio_config(models["tiny"], os.path.join(work, "chunk5"), attention_chunk_size=5),
-                           feats, mask)
-    shifted = ref.soft_tokens(with_audio_config(models["tiny"], os.path.join(work, "chunk6"), attention_chunk_size=6),
-                              feats, mask)
-    chk.check("chunk size matters only through C//2", max_diff(same, base) <= 1e-12 < 1e-3 < max_diff(shifted, base),
-              f"chunk 5: {max_diff(same, base):.1e}; chunk 6: {max_diff(shifted, base):.1e}")
 
     for name, fields in (("soft-cap", {"attention_logit_cap": 1e9}), ("clipped linears",
                                                                       {"use_clipped_linears": False})):
@@ -375,7 +389,7 @@ def main():
     clips = {"jfk": features_of(pcm), "3s": features_of(pcm[16000:64000]),
              "1.3s": features_of(pcm[40000:60800]), "short": features_of(pcm[20000:21700])}
     chk = Checker()
-    check_torch(chk, models, clips)
+    check_torch(chk, models, clips, work)
     check_invariants(chk, models, clips, work)
     check_refusals(chk, models, clips, work)
     print("OK" if not chk.failed else f"FAILED: {', '.join(chk.failed)}")
