@@ -26,6 +26,7 @@ import numpy as np
 import audio_reference
 import gemma4_audio_reference as ref
 from checker import Checker, max_diff
+from gemma4_audio_stream import AudioStream
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 JFK = os.path.join(HERE, "..", "..", "..", "shared", "data", "audio", "jfk.wav")
@@ -265,6 +266,28 @@ def check_invariants(chk, models, clips, work):
         encode = torch_encoder(model)
         if encode:
             check_streaming(chk, encode, feats[mask], lookahead, label + " (torch)")
+
+    # The frame-by-frame form with rings gives the same tokens, each as soon as mel frame 4j + 3 is in; at the end
+    # one token is left when the valid frames are not a multiple of 4, none when they are.
+    released = ref.AudioModel(models["released context: chunk 12, left 13"])
+    three = feats[mask]
+    for name, model, valid in (("3s", tiny, three), ("3s cut to 296 frames", tiny, three[:296]),
+                               ("short", tiny, clips["short"][0][clips["short"][1]]),
+                               ("jfk", tiny, clips["jfk"][0][clips["jfk"][1]]),
+                               ("3s, released context", released, three)):
+        stream, tokens, seen = AudioStream(model), [], []
+        for t, frame in enumerate(valid):
+            out = stream.push(frame)
+            tokens.append(out)
+            seen += [t + 1] * len(out)
+        tokens.append(stream.finish())
+        seen += [None] * len(tokens[-1])
+        tokens = np.concatenate(tokens)
+        err = max_diff(tokens, ref.soft_tokens(model, valid))
+        expected = [4 * j + 4 for j in range(len(valid) // 4)] + [None] * (len(tokens) - len(valid) // 4)
+        chk.check(f"streaming {name} frame by frame", err <= 1e-12 and seen == expected,
+                  f"{len(tokens)} tokens, {seen.count(None)} at the end, max_abs_diff={err:.1e}; token j after "
+                  f"mel frame 4j + 3: {seen == expected}")
 
     # Perturbing one mel frame moves the first soft token that reads it (4j + 3 >= t) and none before it.
     for t in (4 * 7 + 3, 4 * 7 + 4):

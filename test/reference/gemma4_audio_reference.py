@@ -42,7 +42,7 @@ _CLIPPED = ["feed_forward1.ffw_layer_1", "feed_forward1.ffw_layer_2", "feed_forw
 _BOUNDS = ("input_min", "input_max", "output_min", "output_max")
 # torch.finfo(dtype).max of the stored weight dtypes.
 _DTYPE_MAX = {"F32": (2 - 2 ** -23) * 2.0 ** 127, "BF16": (2 - 2 ** -7) * 2.0 ** 127, "F16": 65504.0}
-_DEFAULT_NORM_EPS = 1e-6  # Gemma4RMSNorm's default, which the FFN norms and the layer norms keep
+DEFAULT_NORM_EPS = 1e-6  # Gemma4RMSNorm's default, which the FFN norms and the layer norms keep
 
 
 class AudioConfig:
@@ -271,9 +271,9 @@ def attention(model, p, x, stats):
 def feed_forward(model, p, x, stats):
     """Gemma4AudioFeedForward: x + residual_weight · norm(clip(ffw_2(silu(ffw_1(norm(clip(x))))))), clip = ±g."""
     g, w = model.grad_clip[p], model.w
-    h = rms_norm(np.clip(x, -g, g), w[p + "pre_layer_norm.weight"], _DEFAULT_NORM_EPS)
+    h = rms_norm(np.clip(x, -g, g), w[p + "pre_layer_norm.weight"], DEFAULT_NORM_EPS)
     h = clipped_linear(model, p + "ffw_layer_2.", silu(clipped_linear(model, p + "ffw_layer_1.", h, stats)), stats)
-    h = rms_norm(np.clip(h, -g, g), w[p + "post_layer_norm.weight"], _DEFAULT_NORM_EPS)
+    h = rms_norm(np.clip(h, -g, g), w[p + "post_layer_norm.weight"], DEFAULT_NORM_EPS)
     return x + model.cfg.residual_weight * h
 
 
@@ -296,11 +296,11 @@ def conformer_layer(model, i, x, stats):
     g = model.grad_clip[p]
     x = feed_forward(model, p + "feed_forward1.", x, stats)
     a = attention(model, p + "self_attn.", rms_norm(np.clip(x, -g, g), w[p + "norm_pre_attn.weight"],
-                                                    _DEFAULT_NORM_EPS), stats)
-    x = x + rms_norm(np.clip(a, -g, g), w[p + "norm_post_attn.weight"], _DEFAULT_NORM_EPS)
+                                                    DEFAULT_NORM_EPS), stats)
+    x = x + rms_norm(np.clip(a, -g, g), w[p + "norm_post_attn.weight"], DEFAULT_NORM_EPS)
     x = light_conv(model, p + "lconv1d.", x, stats)
     x = feed_forward(model, p + "feed_forward2.", x, stats)
-    return rms_norm(np.clip(x, -g, g), w[p + "norm_out.weight"], _DEFAULT_NORM_EPS)
+    return rms_norm(np.clip(x, -g, g), w[p + "norm_out.weight"], DEFAULT_NORM_EPS)
 
 
 def _loaded(model):
