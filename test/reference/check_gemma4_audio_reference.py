@@ -34,12 +34,9 @@ HOP = 160  # samples per mel frame
 
 
 def features_of(pcm):
-    """(features [frames, 128], mask [frames]) of one clip as Gemma4AudioFeatureExtractor returns them: frame t is
-    valid iff sample 160·t + 160 of the clip exists; invalid frames are zero."""
-    feats = audio_reference.gemma_log_mel(pcm).T.astype(np.float64)
-    mask = HOP * np.arange(len(feats)) + HOP < len(pcm)
-    assert not np.any(feats[~mask]), "the oracle zeroes invalid frames"
-    return feats, mask
+    """(features [frames, 128] float64, mask [frames]) of one clip from the Gemma4AudioFeatureExtractor oracle."""
+    feats, mask = audio_reference.gemma4_features(pcm)
+    return feats.astype(np.float64), mask
 
 
 def torch_tower(model_dir, feats, masks):
@@ -321,8 +318,10 @@ def check_invariants(chk, models, clips, work):
         counts_ok &= ref.audio_token_count(n_valid) == (min(t, 750) if t > 0 else 0)
     for n_samples in (150, 200, 1300, 1700, 2657, 16000):
         f, m = features_of(np.sin(np.arange(n_samples) * 0.05))
+        counts_ok &= int(m.sum()) == (n_samples - 1) // HOP  # frame t is valid iff sample 160t + 160 exists
         counts_ok &= len(ref.soft_tokens(tiny, f, m)) == ref.audio_token_count(int(m.sum()))
-    chk.check("soft tokens = ceil(valid frames / 4) = the processor's count", counts_ok,
+    chk.check("valid frames = (samples - 1) // 160; soft tokens = ceil(valid frames / 4) = the processor's count",
+              counts_ok,
               f"jfk: {ref.audio_token_count(int(clips['jfk'][1].sum()))} tokens")
 
     cfg = json.load(open(os.path.join(models["tiny"], "config.json")))
