@@ -27,6 +27,7 @@ import audio_reference
 import gemma4_audio_reference as ref
 from checker import Checker, max_diff
 from gemma4_audio_stream import AudioStream
+from safetensors_io import read_model_dtypes, read_safetensors, write_safetensors
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 JFK = os.path.join(HERE, "..", "..", "..", "shared", "data", "audio", "jfk.wav")
@@ -347,7 +348,20 @@ def check_refusals(chk, models, clips, work):
     subprocess.run([sys.executable, os.path.join(HERE, "make_random_gemma4.py"), "--variant", "plain",
                     "--conditional", "-o", stub], check=True)
     tiny = models["tiny"]
+    bound = "model.audio_tower.layers.1.self_attn.q_proj.input_max"
+    wide_bound = _with_tensor(tiny, os.path.join(work, "bad-bound"), bound, np.array([1.0, 2.0]))
+
+    def edited(name, **fields):
+        return with_audio_config(tiny, os.path.join(work, "bad-" + name), **fields)
     cases = [
+        ("hidden_act gelu", edited("gelu", hidden_act="gelu"), "features", None, "hidden_act 'gelu'"),
+        ("3 heads over width 32", edited("heads", num_attention_heads=3), "features", None, "does not split"),
+        ("one subsampling width", edited("channels", subsampling_conv_channels=[128]), "features", None,
+         "subsampling_conv_channels"),
+        ("attention_context_left 1", edited("left", attention_context_left=1), "features", None,
+         "attention_context_left"),
+        ("tensors of another width", edited("width", hidden_size=64), "features", None, "has shape"),
+        ("a clip bound that is not a scalar", wide_bound, "features", None, bound),
         ("80 mel bins", tiny, "mel80", None, "80 mel bins"),
         ("a mask of another length", tiny, "features", "short-mask", "mask has shape"),
         ("a mask with a hole", tiny, "features", "holey-mask", "not a prefix"),
@@ -366,11 +380,29 @@ def check_refusals(chk, models, clips, work):
         named = paths[features] in lines[0] or model in lines[0] if lines else False
         chk.check(f"refuses {name}", ok and named, lines[0] if lines else "(no message)")
 
+    try:
+        AudioStream(models["right context 2"])
+        chk.check("streaming refuses attention_context_right 2", False, "accepted")
+    except ValueError as e:
+        chk.check("streaming refuses attention_context_right 2", "config.json" in str(e), str(e))
+
     out = os.path.join(work, "good.npy")
     run = subprocess.run([sys.executable, os.path.join(HERE, "gemma4_audio_reference.py"), "soft-tokens", "--model",
                           tiny, "--features", paths["features"], "--mask", paths["mask"], "-o", out])
     err = max_diff(np.load(out), ref.soft_tokens(tiny, feats, mask)) if run.returncode == 0 else float("inf")
     chk.check("the CLI writes the soft tokens", err == 0.0, f"exit {run.returncode}, max_abs_diff={err:.1e}")
+
+
+def _with_tensor(src, dst, name, array):
+    """Copies model directory src to dst with tensor `name` replaced by array in the shard that holds it."""
+    shutil.copytree(src, dst)
+    index = json.load(open(os.path.join(dst, "model.safetensors.index.json")))["weight_map"]
+    path = os.path.join(dst, index[name])
+    dtype = read_model_dtypes(dst)[name]
+    tensors = read_safetensors(path)
+    tensors[name] = array
+    write_safetensors(path, tensors, dtype)
+    return dst
 
 
 def main():
