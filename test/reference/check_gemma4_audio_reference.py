@@ -335,6 +335,7 @@ def check_refusals(chk, models, clips, work):
     feats, mask = clips["3s"]
     paths = {}
     for name, array in (("features", feats), ("mask", mask), ("mel80", feats[:, :80]), ("short-mask", mask[:-1]),
+                        ("one-frame-1d", feats[0]),
                         ("holey-mask", np.where(np.arange(len(mask)) == 5, False, mask)),
                         ("nan", np.where(np.arange(feats.size).reshape(feats.shape) == 7, np.nan, feats))):
         paths[name] = os.path.join(work, name + ".npy")
@@ -363,6 +364,7 @@ def check_refusals(chk, models, clips, work):
         ("tensors of another width", edited("width", hidden_size=64), "features", None, "has shape"),
         ("a clip bound that is not a scalar", wide_bound, "features", None, bound),
         ("80 mel bins", tiny, "mel80", None, "80 mel bins"),
+        ("1-D features", tiny, "one-frame-1d", None, "must be [frames, mel]"),
         ("a mask of another length", tiny, "features", "short-mask", "mask has shape"),
         ("a mask with a hole", tiny, "features", "holey-mask", "not a prefix"),
         ("NaN features", tiny, "nan", None, "NaN"),
