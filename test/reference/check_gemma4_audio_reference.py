@@ -1,5 +1,6 @@
 """Checks gemma4_audio_reference.py on tiny models from `make_random_gemma4.py --conditional --audio`: against a
-second, torch-based formulation that follows transformers' module structure, and against invariants of the rules.
+second, torch-based formulation that follows transformers' module structure, against the frame-by-frame streamed
+form (gemma4_audio_stream.py), and against invariants of the rules.
 
 Usage: check_gemma4_audio_reference.py [--workdir DIR] [--wav JFK.wav]   (exit 0 iff every check passes; 77: no WAV)
 
@@ -10,7 +11,7 @@ table row and moved into place by the pad-reshape-slice shift, the sliding-windo
 [frames, frames] and gathered into the blocked layout — and strips the padding rows at the end. The reference
 instead drops padding frames after subsampling and attends densely. Features come from audio_reference.py's
 Gemma4AudioFeatureExtractor oracle on ../shared/data/audio/jfk.wav; without torch the invariants still run and the
-cross-check is reported as skipped.
+torch checks are reported as skipped.
 """
 import argparse
 import json
