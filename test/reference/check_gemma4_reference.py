@@ -22,6 +22,7 @@ import tempfile
 import numpy as np
 
 import gemma4_reference as ref
+from checker import Checker, max_diff
 from make_random_gemma4 import _VARIANTS, shared_layers, unread_weights
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -140,25 +141,6 @@ def torch_decode(model_dir, ids, kv_f16, soft_tokens=None):
         cap = c["final_logit_softcapping"]
         rows.append(torch.tanh(logits / cap) * cap if cap else logits)
     return torch.stack(rows).numpy()
-
-
-class Checker:
-    """Runs checks, prints one line each, remembers failures."""
-
-    def __init__(self):
-        """No failures yet."""
-        self.failed = []
-
-    def check(self, name, ok, detail):
-        """Records and prints one result."""
-        print(f"{'PASS' if ok else 'FAIL'} {name}: {detail}")
-        if not ok:
-            self.failed.append(name)
-
-
-def max_diff(a, b):
-    """max |a - b|, inf when the shapes differ."""
-    return float(np.max(np.abs(a - b))) if a.shape == b.shape else float("inf")
 
 
 def with_config(src, dst, edit):

@@ -335,9 +335,9 @@ def main():
     logits.add_argument("--write-ids", help="also write the expanded token ids to this file")
     args = ap.parse_args()
     if args.command == "soft-tokens":
-        return reference_cli.guarded(ap.prog, lambda: _file_soft_tokens(VisionTower(args.model), args.pixels),
-                                     args.output)
-    return reference_cli.guarded(ap.prog, lambda: _prompt_logits(args), args.output)
+        return reference_cli.write_or_fail(ap.prog, args.output,
+                                           lambda: _file_soft_tokens(VisionTower(args.model), args.pixels))
+    return reference_cli.write_or_fail(ap.prog, args.output, lambda: _prompt_logits(args))
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Writes a tiny random-weight Gemma 4 text model in Hugging Face format (config.json + safetensors) for tests.
 
-Usage: make_random_gemma4.py --variant full|plain -o DIR [--seed S] [--conditional] [--dtype f32|bf16|f16]
+Usage: make_random_gemma4.py --variant full|plain -o DIR [--seed S] [--conditional [--audio]] [--dtype f32|bf16|f16]
                              [--shards N] [--sliding-window W] [--final-softcap C] [--no-tie]
                              [--vision clipped|standardize]
 
@@ -17,7 +17,8 @@ shards with model.safetensors.index.json, plus what a released file carries that
 K/V projections and k_norm on KV-shared layers, and stub vision and audio towers (a few tensors with the real
 names, tiny shapes matching the tiny vision_config / audio_config). The same seed gives the same text weights in
 every form. --vision (with --conditional) replaces the stub vision tower by a whole one (random_gemma4_vision.py) and
-moves the image placeholder ids into the tiny vocabulary.
+moves the image placeholder ids into the tiny vocabulary; --audio (with --conditional) replaces the stub audio tower
+by a whole one (random_gemma4_audio.py), its ids inside the tiny vocabulary too.
 """
 import argparse
 import sys
@@ -26,6 +27,7 @@ import numpy as np
 
 from make_random_hf import write_model
 import random_gemma4_vision
+from random_gemma4_audio import add_audio_tower
 
 SLIDING, FULL = "sliding_attention", "full_attention"
 _S, _F = SLIDING, FULL
@@ -205,6 +207,7 @@ def main():
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--conditional", action="store_true",
                     help="Gemma4ForConditionalGeneration layout (default then: --dtype bf16 --shards 2)")
+    ap.add_argument("--audio", action="store_true", help="with --conditional: a real tiny audio tower, not the stub")
     ap.add_argument("--dtype", choices=sorted(_DTYPES), help="stored dtype (default f32, bf16 with --conditional)")
     ap.add_argument("--shards", type=int, help="split over N files with an index (default 1, 2 with --conditional)")
     ap.add_argument("--sliding-window", type=int, default=8)
@@ -215,6 +218,8 @@ def main():
     a = ap.parse_args()
     if a.vision and not a.conditional:
         ap.error("--vision needs --conditional (the tower lives in Gemma4ForConditionalGeneration)")
+    if a.audio and not a.conditional:
+        ap.error("--audio needs --conditional")
     v = _VARIANTS[a.variant]
     a.dtype = a.dtype or ("bf16" if a.conditional else "f32")
     a.shards = a.shards or (2 if a.conditional else 1)
@@ -225,7 +230,10 @@ def main():
         weights.update(unread_weights(v, np.random.default_rng([a.seed, 1]), prefix))
     if a.vision:  # overwrites the stub's vision tensors, which carry the same names
         weights.update(random_gemma4_vision.vision_weights(a.vision, v["hidden"], np.random.default_rng([a.seed, 2])))
-    write_model(a.output, make_config(v, a), weights, _DTYPES[a.dtype][0], a.shards)
+    config = make_config(v, a)
+    if a.audio:
+        add_audio_tower(config, weights, np.random.default_rng([a.seed, 3]))
+    write_model(a.output, config, weights, _DTYPES[a.dtype][0], a.shards)
     return 0
 
 

@@ -1,5 +1,5 @@
 """The command line the decoder references share: a model directory and token ids in, logits (or one layer's
-hidden states) out as .npy; and its error convention, which the vision reference's commands share too.
+hidden states) out as .npy; and the one-line failure every reference CLI reports (the towers' references too).
 
 A refused config or a missing tensor or shard (ValueError, OSError) is one line on stderr, exit 1, and no output
 file.
@@ -25,12 +25,13 @@ def run(description, prog, forward):
     ap.add_argument("--weights", choices=("f32", "f16"), default="f32",
                     help="f16: weight matrices rounded to binary16, as `saguaro compile --bits 16` stores them")
     args = ap.parse_args()
-    return guarded(prog, lambda: forward(args.model_dir, read_token_ids(args.token_ids), np.dtype(args.dtype),
-                                         args.hidden_layer, args.kv_cache, args.weights), args.output)
+    return write_or_fail(prog, args.output, lambda: forward(
+        args.model_dir, read_token_ids(args.token_ids), np.dtype(args.dtype), args.hidden_layer, args.kv_cache,
+        args.weights))
 
 
-def guarded(prog, compute, output):
-    """Writes compute()'s array to output and returns 0; a ValueError or OSError is one line on stderr, exit code 1
+def write_or_fail(prog, output, compute):
+    """Saves compute() to output as .npy and returns 0; a ValueError or OSError is one line on stderr, exit code 1
     and no output file."""
     try:
         out = compute()
@@ -39,3 +40,11 @@ def guarded(prog, compute, output):
         return 1
     np.save(output, out)
     return 0
+
+
+def load_npy(path):
+    """The array in a .npy file; ValueError naming the file when it is not one (pickled objects refused)."""
+    try:
+        return np.load(path, allow_pickle=False)
+    except (ValueError, EOFError) as e:
+        raise ValueError(f"{path}: not a .npy array ({e})") from None
