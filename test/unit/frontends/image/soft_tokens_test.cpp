@@ -18,7 +18,8 @@ struct SizeCase {
 TEST(SoftTokenSize, MatchesTransformers) {
   const SizeCase cases[] = {
       {768, 768, 280, 768, 768},        // already on the grid: 16 x 16 soft tokens
-      {20000, 20000, 280, 768, 768},    // shrink
+      {1000, 1000, 280, 768, 768},      // shrink
+      {20000, 20000, 280, 768, 768},
       {32, 32, 280, 768, 768},          // upscale a small image
       {480, 640, 280, 672, 912},        // 266 tokens: rounding down leaves some budget unused
       {640, 480, 280, 912, 672},
