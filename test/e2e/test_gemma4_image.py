@@ -6,7 +6,8 @@ test/reference/gemma4_image_reference.py, the released PIL-backend rules run by 
     fixtures the reference decodes with libjpeg-turbo and Saguaro with stb_image, so they may differ
     by at most twice the largest decode difference (bicubic weights sum to 1 but have negative lobes);
   - bad input: an unsupported max_soft_tokens, a 20000x20000 image, a processor that is not Gemma 4
-    given Gemma 4 options: one line naming the file, exit 1, nothing written."""
+    given Gemma 4 options, options that contradict each other: one line naming the file (or the
+    option), exit 1, nothing written."""
 import json
 import os
 
@@ -101,10 +102,10 @@ def check_against_reference(args, images):
             raise SystemExit(f"FAIL: {name}: patches differ from the reference by {end_to_end} LSB")
 
 
-def expect_error(args, image, must_say, *flags):
-    out = os.path.join(args.work_dir, "bad.npy")
+def expect_error(args, image, must_say, *flags, out_name="bad.npy"):
+    out = os.path.join(args.work_dir, out_name)
     pos = os.path.join(args.work_dir, "bad-pos.npy")
-    proc = common.run([args.saguaro, "features", "image", image, *flags, "-o", out, "--positions", pos], args,
+    proc = common.run([args.saguaro, "features", "image", image, "-o", out, "--positions", pos, *flags], args,
                       check=False)
     lines = proc.stderr.decode(errors="replace").splitlines()
     if proc.returncode != 1 or len(lines) != 1 or must_say not in lines[0]:
@@ -135,6 +136,12 @@ def check_bad_inputs(args, images):
     open(huge, "wb").write(b"\xff\xd8" + sof + b"\xff\xd9")
     expect_error(args, huge, f"{huge}: image is 20000x20000 = 400000000 pixels, above the limit of 67108864",
                  "--config", e2b)
+    # Options that contradict each other.
+    expect_error(args, dog, "--max-soft-tokens: expected a positive integer, got '280x'", "--config", e2b,
+                 "--max-soft-tokens", "280x")
+    expect_error(args, dog, "--resized-only writes no positions", "--config", e2b, "--resized-only")
+    expect_error(args, dog, "bad-pos.npy: the positions and the patches need two different files", "--config", e2b,
+                 out_name="bad-pos.npy")
 
 
 def main():
