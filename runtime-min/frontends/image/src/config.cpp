@@ -102,6 +102,11 @@ std::string processor_type(const Reader& r) {
   std::string key = "image_processor_type";
   const json* v = r.find(key);
   if (!v) v = r.find(key = "feature_extractor_type");
+  // A processor_config.json without an "image_processor" object names no image settings at all;
+  // transformers then reads preprocessor_config.json. Defaulting to SigLIP would be a silent guess.
+  if (!v && r.find("processor_class"))
+    r.fail("image_processor_type", "absent, and no image_processor object: this file holds no image settings "
+                                   "(a processor_config.json? give preprocessor_config.json)");
   if (!v) return "SiglipImageProcessor";
   if (!v->is_string()) r.fail(key, "expected a string, got " + v->dump());
   std::string type = v->get<std::string>();

@@ -111,6 +111,8 @@ TEST(Config, BadValuesNameTheFileAndKey) {
       {R"({"image_processor_type": "Gemma4ImageProcessor", "pooling_kernel_size": 64, "max_soft_tokens": 1120})",
        "max_soft_tokens: 1120 with pooling_kernel_size 64 and patch_size 16 allows resized images above 2^26"},
       {R"({"image_processor_type": "Gemma4ImageProcessor", "merge_size": 2})", "merge_size: is not supported for Gemma 4"},
+      {R"({"processor_class": "Gemma4Processor", "image_seq_length": 280})",
+       "image_processor_type: absent, and no image_processor object"},
       {R"([1, 2])", "expected a JSON object"},
       {R"({"size": )", "invalid JSON"},
   };
