@@ -2,8 +2,8 @@
 //
 // Writes the decoded or resized uint8 [H, W, 3] pixels (--decode-only, --resized-only) or the
 // float32 features a vision tower would read, with Gemma 4's patch positions (docs/image.md gives
-// the shapes). The image library throws; its
-// write_image_features() entry point turns that into a message, so no exception reaches here.
+// the shapes). The image library throws; its write_image_features() entry point turns that into a
+// message, so no exception reaches here.
 //
 //===------------------------------------------------------------------------------------===//
 #include "compiler/driver/Features.h"

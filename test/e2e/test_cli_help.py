@@ -31,8 +31,8 @@ COMMANDS = {
 }
 
 
-SWITCHES = {"--decode", "--no-special", "--json", "--pad-30s", "--pcm-only", "--decode-only", "--resized-only", "--handoff",
-            "--verbose"}
+SWITCHES = {"--decode", "--no-special", "--json", "--pad-30s", "--pcm-only", "--decode-only", "--resized-only",
+            "--handoff", "--verbose"}
 
 
 def fail(message):

@@ -54,7 +54,8 @@ void write(const FeaturesRequest& request, FeaturesResult* result) {
     write_npy({{request.output_path, "<f4", t.shape, t.data.data(), t.data.size() * sizeof(float)}});
     return;
   }
-  const SoftTokenPatches p = soft_token_patches(resized[0], config.norm, config.soft_token_budget(), request.image_path);
+  const SoftTokenPatches p =
+      soft_token_patches(resized[0], config.norm, config.soft_token_budget(), request.image_path);
   result->shape = p.patches.shape;
   std::vector<NpyArray> arrays = {
       {request.output_path, "<f4", p.patches.shape, p.patches.data.data(), p.patches.data.size() * sizeof(float)}};

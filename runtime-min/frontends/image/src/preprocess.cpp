@@ -73,10 +73,11 @@ Tensor preprocess(const Rgb8& image, const ImageConfig& c, const std::string& na
 }
 
 Tensor pixel_values(const std::vector<Rgb8>& images, const ImageConfig& c, const std::string& name) {
+  if (c.mode == ResizeMode::SoftTokens)  // one image: Gemma 4 has no crops
+    return soft_token_patches(images[0], c.norm, c.soft_token_budget(), name).patches;
   const int h = images[0].height, w = images[0].width;
   const int64_t n = static_cast<int64_t>(images.size());
   const size_t values = static_cast<size_t>(3) * h * w;
-  if (c.mode == ResizeMode::SoftTokens) return soft_token_patches(images[0], c.norm, c.soft_token_budget(), name).patches;
   Tensor t;
   if (c.patch_size == 0) {
     t.shape = {n, 3, h, w};

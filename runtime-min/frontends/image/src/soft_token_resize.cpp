@@ -54,8 +54,8 @@ void check_soft_token_grid(int height, int width, const SoftTokenBudget& b, cons
                      std::to_string(side) + " (pooling_kernel_size x patch_size)");
   const int64_t tokens = int64_t{height / side} * (width / side);
   if (tokens > b.max_soft_tokens)
-    throw ImageError(name + ": image " + dims + " makes " + std::to_string(tokens) + " soft tokens, above max_soft_tokens " +
-                     std::to_string(b.max_soft_tokens));
+    throw ImageError(name + ": image " + dims + " makes " + std::to_string(tokens) +
+                     " soft tokens, above max_soft_tokens " + std::to_string(b.max_soft_tokens));
 }
 
 }  // namespace saguaro::image
