@@ -5,24 +5,26 @@
 #include <cmath>
 #include <cstdint>
 
+#include "saguaro/image/decode.h"
 #include "saguaro/image/error.h"
 
 namespace saguaro::image {
 
-namespace {
-// The decoder's default pixel limit: a resized image is never larger than what may be decoded.
-constexpr int64_t kMaxResizedPixels = int64_t{1} << 26;
-}  // namespace
-
 std::string soft_token_budget_problem(const SoftTokenBudget& b) {
   const std::string n = std::to_string(b.max_soft_tokens);
   if (std::find(kSupportedSoftTokens.begin(), kSupportedSoftTokens.end(), b.max_soft_tokens) ==
-      kSupportedSoftTokens.end())
-    return n + " is not supported (70, 140, 280, 560, 1120)";
+      kSupportedSoftTokens.end()) {
+    std::string supported;
+    for (int s : kSupportedSoftTokens) supported += (supported.empty() ? "" : ", ") + std::to_string(s);
+    return n + " is not supported (" + supported + ")";
+  }
+  // A resized image is never larger than what the decoder may produce.
+  const uint64_t max_pixels = DecodeLimits{}.max_pixels;
   if (b.patch_size < 1 || b.pooling_kernel_size < 1 ||
-      b.max_patches() * b.patch_size * b.patch_size > kMaxResizedPixels)
+      static_cast<uint64_t>(b.max_patches() * b.patch_size * b.patch_size) > max_pixels)
     return n + " with pooling_kernel_size " + std::to_string(b.pooling_kernel_size) + " and patch_size " +
-           std::to_string(b.patch_size) + " allows resized images above 2^26 pixels";
+           std::to_string(b.patch_size) + " allows resized images above the decoder's limit of " +
+           std::to_string(max_pixels) + " pixels";
   return "";
 }
 

@@ -53,7 +53,8 @@ TEST(SoftTokenSize, EverySizeFitsTheBudget) {
 TEST(SoftTokenBudget, OnlyTheTrainedBudgets) {
   EXPECT_EQ(soft_token_budget_problem({280, 3, 16}), "");
   EXPECT_EQ(soft_token_budget_problem({100, 3, 16}), "100 is not supported (70, 140, 280, 560, 1120)");
-  EXPECT_NE(soft_token_budget_problem({1120, 64, 16}).find("above 2^26 pixels"), std::string::npos);
+  EXPECT_NE(soft_token_budget_problem({1120, 64, 16}).find("above the decoder's limit of 67108864 pixels"),
+            std::string::npos);
 }
 
 TEST(SoftTokenGrid, RefusesSizesTheResizeCannotMake) {

@@ -26,8 +26,8 @@ struct SoftTokenBudget {
 constexpr std::array<int, 5> kSupportedSoftTokens = {70, 140, 280, 560, 1120};
 
 /// Why the budget cannot be used, said after "max_soft_tokens ": "100 is not supported (70, 140,
-/// 280, 560, 1120)", or that patch and kernel sizes would let a resized image pass 2^26 pixels;
-/// empty when it can.
+/// 280, 560, 1120)", or that patch and kernel sizes would let a resized image pass the decoder's
+/// pixel limit; empty when it can. The functions below expect a budget this accepts.
 std::string soft_token_budget_problem(const SoftTokenBudget& budget);
 
 /// get_aspect_ratio_preserving_size: scales height × width to the area of max_patches patches
