@@ -1,8 +1,8 @@
 //===- FeaturesImage.cpp - `saguaro features image` ------------------------------------===//
 //
 // Writes the decoded or resized uint8 [H, W, 3] pixels (--decode-only, --resized-only) or the
-// float32 features a vision tower would read, with Gemma 4's patch positions (docs/image.md gives
-// the shapes). The image library throws; its write_image_features() entry point turns that into a
+// float32 features a vision tower would read, with Gemma 4's patch positions, from an image file or
+// (--pixels) from an already resized image (docs/image.md gives the shapes). The image library throws; its write_image_features() entry point turns that into a
 // message, so no exception reaches here.
 //
 //===------------------------------------------------------------------------------------===//
@@ -24,14 +24,18 @@ int fail(const std::string &message) {
 
 int saguaro::runFeaturesImage(const cli::Args &args) {
   image::FeaturesRequest request;
-  request.image_path = args.positional.empty() ? "" : args.positional[0];
+  request.image_path = args.positional.empty() ? args.value("--pixels") : args.positional[0];
+  request.resized_pixels = args.has("--pixels");
   request.output_path = args.value("-o");
   request.config_path = args.value("--config");
   request.decode_only = args.has("--decode-only");
   request.resized_only = args.has("--resized-only");
   request.positions_path = args.value("--positions");
-  if (request.image_path.empty() || request.output_path.empty())
+  if (request.image_path.empty() || request.output_path.empty() ||
+      (request.resized_pixels && !args.positional.empty()))
     return fail(cli::usageLine(*args.command));
+  if (request.resized_pixels && (request.decode_only || request.resized_only))
+    return fail("features image: --pixels are resized already; --decode-only and --resized-only do not apply");
   if (request.decode_only && (!request.config_path.empty() || request.resized_only))
     return fail("features image: --decode-only excludes --config and --resized-only");
   if (request.resized_only && !request.positions_path.empty())

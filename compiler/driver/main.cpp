@@ -570,14 +570,15 @@ std::vector<cli::Command> commands() {
         {"-o", "OUT.npy", "the output (required)"}},
        runFeaturesAudio, 0, 1},
       {"features image",
-       "FILE [--decode-only | --resized-only] [--config CONFIG.json] [--max-soft-tokens N] -o OUT.npy "
-       "[--positions POS.npy]",
+       "FILE|--pixels IMAGE.npy [--decode-only | --resized-only] [--config CONFIG.json] [--max-soft-tokens N] "
+       "-o OUT.npy [--positions POS.npy]",
        "write the decoded pixels or the vision-tower features of an image as .npy",
        {{"--decode-only", "", "write the decoded uint8 [H, W, 3] pixels"},
         {"--resized-only", "", "write the resized uint8 [H', W', 3] pixels"},
         {"--config", "FILE", "the preprocessor_config.json or processor_config.json of the features"},
         {"--max-soft-tokens", "N", "Gemma 4: the soft-token budget (70, 140, 280, 560, 1120); default the config's"},
         {"--positions", "POS.npy", "Gemma 4: also write the patch positions, int32 [n, 2] (x, y)"},
+        {"--pixels", "IMAGE.npy", "Gemma 4: start from resized [H, W, 3] pixels, uint8 or float32 in [0, 1]"},
         {"-o", "OUT.npy", "the output (required)"}},
        runFeaturesImage, 0, 1},
       {"complete", "MODEL_OR_BUNDLE --messages JSON_OR_FILE [options]",

@@ -2,6 +2,8 @@
 test/reference/gemma4_image_reference.py, the released PIL-backend rules run by Pillow:
   - the resize alone (--resized-only) equals Pillow's Image.resize of the same decoded pixels,
     bit for bit, on every fixture;
+  - starting from resized pixels (--pixels, uint8 or float32 in [0, 1]) gives the reference's patches
+    and positions exactly;
   - patches and positions from the files equal the reference's exactly for PNG fixtures; for JPEG
     fixtures the reference decodes with libjpeg-turbo and Saguaro with stb_image, so they may differ
     by at most twice the largest decode difference (bicubic weights sum to 1 but have negative lobes);
@@ -102,17 +104,37 @@ def check_against_reference(args, images):
             raise SystemExit(f"FAIL: {name}: patches differ from the reference by {end_to_end} LSB")
 
 
-def expect_error(args, image, must_say, *flags, out_name="bad.npy"):
+def check_resized_pixels(args, images):
+    """--pixels: the reference's resized image, as uint8 and as float32 in [0, 1], back to the same patches."""
+    e2b = os.path.join(args.source_dir, "test", "fixtures", "image", "gemma-4-e2b-it.json")
+    w = args.work_dir
+    for name, tokens in (("dog.jpg", None), ("phototest.derived.png", 70)):
+        resized, want_patches, want_pos = reference.preprocess(Image.open(os.path.join(images, name)), {}, tokens)
+        flags = ["--max-soft-tokens", str(tokens)] if tokens else []
+        for dtype, pixels in (("uint8", resized), ("float32", (resized.astype(np.float64) / 255).astype(np.float32))):
+            path, out, pos = (os.path.join(w, f) for f in ("pixels.npy", "p.npy", "pos.npy"))
+            np.save(path, pixels)
+            common.run([args.saguaro, "features", "image", "--pixels", path, "--config", e2b, *flags, "-o", out,
+                        "--positions", pos], args)
+            if not (np.array_equal(np.load(out), want_patches) and np.array_equal(np.load(pos), want_pos)):
+                raise SystemExit(f"FAIL: --pixels {dtype} of {name} differs from the reference")
+            print(f"--pixels {dtype} [{pixels.shape[0]}, {pixels.shape[1]}, 3] of {name}: patches and positions "
+                  f"equal the reference's")
+
+
+def expect_error(args, source, must_say, *flags, out_name="bad.npy"):
+    """`source`: the image file, or the words that name the input (["--pixels", PATH])."""
     out = os.path.join(args.work_dir, out_name)
     pos = os.path.join(args.work_dir, "bad-pos.npy")
-    proc = common.run([args.saguaro, "features", "image", image, "-o", out, "--positions", pos, *flags], args,
+    source = [source] if isinstance(source, str) else source
+    proc = common.run([args.saguaro, "features", "image", *source, "-o", out, "--positions", pos, *flags], args,
                       check=False)
     lines = proc.stderr.decode(errors="replace").splitlines()
     if proc.returncode != 1 or len(lines) != 1 or must_say not in lines[0]:
-        raise SystemExit(f"FAIL: {image} {flags}: exit {proc.returncode}, stderr {lines}; expected one line "
+        raise SystemExit(f"FAIL: {source} {flags}: exit {proc.returncode}, stderr {lines}; expected one line "
                          f"saying {must_say!r}")
     if any(os.path.exists(p) for p in (out, out + ".tmp", pos, pos + ".tmp")):
-        raise SystemExit(f"FAIL: {image}: output left behind after the error")
+        raise SystemExit(f"FAIL: {source}: output left behind after the error")
     print(f"ok: {lines[0]}")
 
 
@@ -128,8 +150,8 @@ def check_bad_inputs(args, images):
     expect_error(args, dog, f"{bad_config}: image_processor.max_soft_tokens: 256 is not supported", "--config",
                  bad_config)
     siglip = os.path.join(args.source_dir, "test", "fixtures", "image", "siglip-base-patch16-224.json")
-    expect_error(args, dog, f"{siglip}: max_soft_tokens and patch positions belong to Gemma4ImageProcessor",
-                 "--config", siglip)
+    expect_error(args, dog, f"{siglip}: max_soft_tokens, patch positions and resized pixels belong to "
+                 "Gemma4ImageProcessor", "--config", siglip)
     # A header claiming 20000 x 20000 pixels: the decoder's pixel limit refuses it before any allocation.
     huge = os.path.join(w, "huge.jpg")
     sof = bytes.fromhex("ffc0 0011 08 4e20 4e20 03 011100 021100 031100".replace(" ", ""))
@@ -142,12 +164,23 @@ def check_bad_inputs(args, images):
     expect_error(args, dog, "--resized-only writes no positions", "--config", e2b, "--resized-only")
     expect_error(args, dog, "bad-pos.npy: the positions and the patches need two different files", "--config", e2b,
                  out_name="bad-pos.npy")
+    # Resized pixels that the resize cannot have produced, or that are not in [0, 1].
+    for what, pixels, must_say in (
+            ("off-grid", np.zeros((48, 100, 3), np.uint8), "image 100x48 is not a resized Gemma 4 image"),
+            ("over budget", np.zeros((48 * 17, 48 * 17, 3), np.uint8),
+             "image 816x816 makes 289 soft tokens, above max_soft_tokens 280"),
+            ("255-scaled floats", np.full((48, 48, 3), 255, np.float32), "pixel value 255.000000 at row 0, column 0"),
+            ("float64", np.zeros((48, 48, 3)), ".npy dtype '<f8' is not supported")):
+        path = os.path.join(w, f"{what.replace(' ', '-')}.npy")
+        np.save(path, pixels)
+        expect_error(args, ["--pixels", path], f"{path}: {must_say}", "--config", e2b)
 
 
 def main():
     args = common.parse_args()
     images = os.path.dirname(common.require_shared(args, "data", "images", "dog.jpg"))
     check_against_reference(args, images)
+    check_resized_pixels(args, images)
     check_bad_inputs(args, images)
 
 
