@@ -2,6 +2,7 @@
 // clear error per kind of bad value.
 #include <gtest/gtest.h>
 
+#include "image_test_support.h"
 #include "saguaro/image/config.h"
 #include "saguaro/image/error.h"
 
@@ -118,15 +119,8 @@ TEST(Config, BadValuesNameTheFileAndKey) {
       {R"({"size": )", "invalid JSON"},
   };
   for (const auto& [text, want] : cases) {
-    try {
-      ImageConfig::from_json_text(text, "bad.json");
-      ADD_FAILURE() << text << " was accepted";
-    } catch (const ImageError& e) {
-      const std::string message = e.what();
-      EXPECT_EQ(message.rfind("bad.json: ", 0), 0u) << message;
-      EXPECT_NE(message.find(want), std::string::npos) << text << " → " << message;
-      EXPECT_EQ(message.find('\n'), std::string::npos) << message;
-    }
+    const std::string message = test::image_error([&] { ImageConfig::from_json_text(text, "bad.json"); }, "bad.json");
+    EXPECT_NE(message.find(want), std::string::npos) << text << " → " << message;
   }
 }
 

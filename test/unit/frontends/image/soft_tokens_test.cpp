@@ -2,7 +2,7 @@
 // transformers' get_aspect_ratio_preserving_size (docs/image.md has the table).
 #include <gtest/gtest.h>
 
-#include "saguaro/image/error.h"
+#include "image_test_support.h"
 #include "saguaro/image/patchify.h"
 #include "saguaro/image/soft_token_patches.h"
 #include "saguaro/image/soft_token_resize.h"
@@ -62,12 +62,8 @@ TEST(SoftTokenGrid, RefusesSizesTheResizeCannotMake) {
   EXPECT_NO_THROW(check_soft_token_grid(672, 912, b, "x.npy"));
   const std::pair<int, int> bad[] = {{672, 900}, {0, 48}, {48 * 17, 48 * 17}};  // off the grid; empty; 289 tokens
   for (const auto& [h, w] : bad) {
-    try {
-      check_soft_token_grid(h, w, b, "x.npy");
-      ADD_FAILURE() << h << "x" << w << " was accepted";
-    } catch (const ImageError& e) {
-      EXPECT_EQ(std::string(e.what()).rfind("x.npy: image ", 0), 0u) << e.what();
-    }
+    const std::string message = test::image_error([&] { check_soft_token_grid(h, w, b, "x.npy"); }, "x.npy");
+    EXPECT_EQ(message.rfind("x.npy: image ", 0), 0u) << h << "x" << w << ": " << message;
   }
 }
 
@@ -108,13 +104,10 @@ TEST(SoftTokenPatches, Uint8IsRescaledNotNormalized) {
 TEST(SoftTokenPatches, RefusesValuesOutsideZeroOne) {
   std::vector<float> hwc(48 * 48 * 3, 0.25f);
   hwc[48 * 3 + 5] = 1.5f;  // row 1, column 1, channel 2
-  try {
-    soft_token_patches(hwc.data(), 48, 48, SoftTokenBudget{}, "pixels.npy");
-    ADD_FAILURE() << "1.5 was accepted";
-  } catch (const ImageError& e) {
-    EXPECT_NE(std::string(e.what()).find("pixels.npy: pixel value 1.5"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("row 1, column 1, channel 2"), std::string::npos) << e.what();
-  }
+  const std::string message =
+      test::image_error([&] { soft_token_patches(hwc.data(), 48, 48, SoftTokenBudget{}, "pixels.npy"); }, "pixels.npy");
+  EXPECT_NE(message.find("pixels.npy: pixel value 1.5"), std::string::npos) << message;
+  EXPECT_NE(message.find("row 1, column 1, channel 2"), std::string::npos) << message;
 }
 
 }  // namespace
