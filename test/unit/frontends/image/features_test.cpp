@@ -112,6 +112,26 @@ TEST(Features, Gemma4WritesPatchesAndPositionsOrNeither) {
   EXPECT_FALSE(test::file_exists(out + ".tmp")) << err;
 }
 
+TEST(Features, RefusesOptionsTheProcessorHasNoUseFor) {
+  const std::string png = gradient_png("g.png", 40, 30), out = test::temp_path("unused.npy");
+  FeaturesRequest crops{png, fixture("gemma-3-4b-it-pan-and-scan.json"), false, out};
+  crops.resized_only = true;
+  FeaturesRequest siglip{png, fixture("siglip-base-patch16-224.json"), false, out};
+  siglip.max_soft_tokens = 280;
+  const std::pair<FeaturesRequest, const char*> cases[] = {
+      {crops, "resized-only output of pan-and-scan crops is not supported"},
+      {siglip, "belong to Gemma4ImageProcessor, not SiglipImageProcessor"},
+  };
+  for (const auto& [request, want] : cases) {
+    FeaturesResult result;
+    std::string err;
+    EXPECT_FALSE(write_image_features(request, &result, &err));
+    EXPECT_EQ(err.rfind(request.config_path + ": ", 0), 0u) << err;
+    EXPECT_NE(err.find(want), std::string::npos) << err;
+    EXPECT_FALSE(test::file_exists(out)) << err;
+  }
+}
+
 TEST(Preprocess, ShapesOfEachProcessor) {
   const Rgb8 wide = [] {
     Rgb8 image(1000, 400);
