@@ -20,7 +20,8 @@ COMMANDS = {
     "bench audio": ["--runs", "--json"],
     "synth": ["-o", "--seed"],
     "features audio": ["--mel", "--config", "--pad-30s", "--pcm-only", "--mask", "-o"],
-    "features image": ["--decode-only", "--config", "-o"],
+    "features image": ["--decode-only", "--resized-only", "--config", "--max-soft-tokens", "--positions", "--pixels",
+                       "-o"],
     "complete": ["--messages", "--options", "--task"],
     "serve": ["--port", "--host", "--model-id", "--api-key-file", "--options"],
     "auth": ["--key-file"],
@@ -31,7 +32,8 @@ COMMANDS = {
 }
 
 
-SWITCHES = {"--decode", "--no-special", "--json", "--pad-30s", "--pcm-only", "--decode-only", "--handoff", "--verbose"}
+SWITCHES = {"--decode", "--no-special", "--json", "--pad-30s", "--pcm-only", "--decode-only", "--resized-only",
+            "--handoff", "--verbose"}
 
 
 def fail(message):

@@ -105,22 +105,17 @@ def smart_resize(height, width, factor, min_pixels, max_pixels):
 
 
 def pan_and_scan(pixels, min_crop_size, max_num_crops, min_ratio):
-    """transformers' Gemma3ImageProcessor.pan_and_scan on an [H, W, 3] array."""
+    """transformers' Gemma3ImageProcessor.pan_and_scan on an [H, W, 3] array. transformers writes the
+    landscape and portrait branches out; they are one rule along the long axis."""
     height, width = pixels.shape[:2]
-    if width >= height:
-        if width / height < min_ratio:
-            return []
-        num_w = int(math.floor(width / height + 0.5))
-        num_w = min(int(math.floor(width / min_crop_size)), num_w)
-        num_w = min(max_num_crops, max(2, num_w))
-        num_h = 1
-    else:
-        if height / width < min_ratio:
-            return []
-        num_h = int(math.floor(height / width + 0.5))
-        num_h = min(int(math.floor(height / min_crop_size)), num_h)
-        num_h = min(max_num_crops, max(2, num_h))
-        num_w = 1
+    landscape = width >= height
+    long, short = (width, height) if landscape else (height, width)
+    if long / short < min_ratio:
+        return []
+    num = int(math.floor(long / short + 0.5))
+    num = min(int(math.floor(long / min_crop_size)), num)
+    num = min(max_num_crops, max(2, num))
+    num_w, num_h = (num, 1) if landscape else (1, num)
     crop_w = int(math.ceil(width / num_w))
     crop_h = int(math.ceil(height / num_h))
     if min(crop_w, crop_h) < min_crop_size:

@@ -1,8 +1,10 @@
-// preprocessor_config.json → ImageConfig, with the defaults of each supported HF processor (config.h).
+// preprocessor_config.json / processor_config.json → ImageConfig, with the defaults of each supported HF
+// processor (config.h).
 #include "saguaro/image/config.h"
 
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "saguaro/image/error.h"
 #include "file_bytes.h"
@@ -18,13 +20,15 @@ constexpr std::array<float, 3> kOpenAiClipStd = {0.26862954f, 0.26130258f, 0.275
 constexpr int kMaxSide = 16384;
 constexpr int64_t kMaxPixels = int64_t{1} << 26;
 
-/// Reads typed values out of the JSON object, naming the file and key in every error.
+/// Reads typed values out of the JSON object, naming the file and key in every error; `prefix`
+/// ("image_processor.") says where the object sits inside the file.
 class Reader {
  public:
-  Reader(const json& root, const std::string& name) : root_(root), name_(name) {}
+  Reader(const json& root, const std::string& name, std::string prefix)
+      : root_(root), name_(name), prefix_(std::move(prefix)) {}
 
   [[noreturn]] void fail(const std::string& key, const std::string& problem) const {
-    throw ImageError(name_ + ": " + key + ": " + problem);
+    throw ImageError(name_ + ": " + prefix_ + key + ": " + problem);
   }
 
   /// The value at `key`, or nullptr when it is absent or null (HF's "use the default").
@@ -89,14 +93,21 @@ class Reader {
  private:
   const json& root_;
   const std::string& name_;
+  const std::string prefix_;
 };
 
 /// image_processor_type, or the older feature_extractor_type ("CLIPFeatureExtractor" is
-/// CLIPImageProcessor), without a "Fast" suffix; SigLIP when both are absent.
+/// CLIPImageProcessor), without a "Fast" or "Pil" suffix (the torchvision and PIL backends of one
+/// processor; Saguaro resizes as PIL does for both, docs/image.md); SigLIP when both are absent.
 std::string processor_type(const Reader& r) {
   std::string key = "image_processor_type";
   const json* v = r.find(key);
   if (!v) v = r.find(key = "feature_extractor_type");
+  // A processor_config.json without an "image_processor" object names no image settings at all;
+  // transformers then reads preprocessor_config.json. Defaulting to SigLIP would be a silent guess.
+  if (!v && r.find("processor_class"))
+    r.fail("image_processor_type", "absent, and no image_processor object: this file holds no image settings "
+                                   "(a processor_config.json? give preprocessor_config.json)");
   if (!v) return "SiglipImageProcessor";
   if (!v->is_string()) r.fail(key, "expected a string, got " + v->dump());
   std::string type = v->get<std::string>();
@@ -105,12 +116,13 @@ std::string processor_type(const Reader& r) {
       type = type.substr(0, type.size() - suffix.size()) + replacement;
   };
   drop_suffix("Fast", "");
+  drop_suffix("Pil", "");
   drop_suffix("FeatureExtractor", "ImageProcessor");
   if (type != "SiglipImageProcessor" && type != "Gemma3ImageProcessor" && type != "Qwen2VLImageProcessor" &&
-      type != "CLIPImageProcessor")
+      type != "CLIPImageProcessor" && type != "Gemma4ImageProcessor")
     r.fail(key, "'" + v->get<std::string>() +
                     "' is not supported (SiglipImageProcessor, Gemma3ImageProcessor, Qwen2VLImageProcessor, "
-                    "CLIPImageProcessor)");
+                    "CLIPImageProcessor, Gemma4ImageProcessor)");
   return type;
 }
 
@@ -135,12 +147,25 @@ ImageConfig processor_defaults(const std::string& type) {
     c.temporal_patch_size = 2;
     c.norm.mean = kOpenAiClipMean;
     c.norm.std = kOpenAiClipStd;
+  } else if (type == "Gemma4ImageProcessor") {
+    // Gemma 4 keeps pixels in [0, 1]; its tower maps them to [-1, 1] itself.
+    c.mode = ResizeMode::SoftTokens;
+    c.patch_size = 16;
+    c.norm.normalize = false;
+    c.norm.mean = {0.0f, 0.0f, 0.0f};
+    c.norm.std = {1.0f, 1.0f, 1.0f};
   }
   return c;
 }
 
 void read_size(const Reader& r, ImageConfig& c) {
   const json* size = r.find("size");
+  if (c.mode == ResizeMode::SoftTokens) {
+    // The budget replaces `size` (transformers ignores it for Gemma 4 too).
+    c.max_soft_tokens = static_cast<int>(r.integer("max_soft_tokens", c.max_soft_tokens, 1, 1 << 20));
+    c.pooling_kernel_size = static_cast<int>(r.integer("pooling_kernel_size", c.pooling_kernel_size, 1, 64));
+    return;
+  }
   if (c.mode == ResizeMode::Smart) {
     // Newer Qwen2-VL configs spell the pixel range as size {shortest_edge, longest_edge}.
     if (size && size->is_object() && size->contains("shortest_edge")) {
@@ -208,7 +233,10 @@ ImageConfig ImageConfig::from_json_text(const std::string& text, const std::stri
     throw ImageError(name + ": invalid JSON: " + e.what());
   }
   if (!root.is_object()) throw ImageError(name + ": expected a JSON object");
-  const Reader r(root, name);
+  // processor_config.json nests each sub-processor's settings; transformers reads this object.
+  const auto nested = root.find("image_processor");
+  const bool is_processor = nested != root.end() && nested->is_object();
+  const Reader r(is_processor ? *nested : root, name, is_processor ? "image_processor." : "");
   ImageConfig c = processor_defaults(processor_type(r));
 
   c.do_resize = r.boolean("do_resize", true);
@@ -224,10 +252,15 @@ ImageConfig ImageConfig::from_json_text(const std::string& text, const std::stri
     c.norm.rescale_factor = r.number(*v, "rescale_factor");
     if (!(c.norm.rescale_factor > 0)) r.fail("rescale_factor", "must be above 0, got " + v->dump());
   }
-  c.norm.normalize = r.boolean("do_normalize", true);
+  c.norm.normalize = r.boolean("do_normalize", c.norm.normalize);
   c.norm.mean = r.triple("image_mean", c.norm.mean, false);
   c.norm.std = r.triple("image_std", c.norm.std, true);
   read_patches(r, c);
+  if (c.mode == ResizeMode::SoftTokens) {
+    if (c.merge_size != 1 || c.temporal_patch_size != 1) r.fail("merge_size", "is not supported for Gemma 4");
+    const std::string problem = soft_token_budget_problem(c.soft_token_budget());
+    if (!problem.empty()) r.fail("max_soft_tokens", problem);
+  }
   read_pan_and_scan(r, c);
   (void)r.boolean("do_convert_rgb", true);  // every image becomes RGB regardless (docs/image.md)
   for (const char* key : {"do_pad", "do_image_splitting"})

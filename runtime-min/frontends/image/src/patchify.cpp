@@ -1,4 +1,4 @@
-// Patch extraction in the order of SigLIP and Qwen2-VL patch embeddings (patchify.h).
+// Patch extraction in the orders of SigLIP, Qwen2-VL and Gemma 4 patch embeddings (patchify.h).
 #include "saguaro/image/patchify.h"
 
 #include <algorithm>
@@ -21,6 +21,16 @@ void patchify(const float* chw, int height, int width, const PatchLayout& l, flo
                 out = std::copy(src, src + p, out);
               }
         }
+}
+
+void patchify_channels_last(const float* hwc, int height, int width, int patch, float* out) {
+  const size_t row = static_cast<size_t>(width) * 3, span = static_cast<size_t>(patch) * 3;
+  for (int top = 0; top + patch <= height; top += patch)
+    for (int left = 0; left + patch <= width; left += patch)
+      for (int dy = 0; dy < patch; ++dy) {
+        const float* src = hwc + (top + dy) * row + static_cast<size_t>(left) * 3;
+        out = std::copy(src, src + span, out);
+      }
 }
 
 }  // namespace saguaro::image

@@ -4,6 +4,7 @@
 #include "saguaro/image/error.h"
 #include "saguaro/image/patchify.h"
 #include "saguaro/image/resize.h"
+#include "saguaro/image/soft_token_patches.h"
 
 namespace saguaro::image {
 
@@ -44,6 +45,10 @@ Rgb8 resize_one(const Rgb8& image, const ImageConfig& c, const std::string& name
                                   c.max_pixels, name);
       return resize(image, s.width, s.height, c.resample);
     }
+    case ResizeMode::SoftTokens: {
+      const Size s = soft_token_size(image.height, image.width, c.soft_token_budget());
+      return resize(image, s.width, s.height, c.resample);
+    }
   }
   return image;
 }
@@ -64,7 +69,12 @@ std::vector<Rgb8> resized_images(const Rgb8& image, const ImageConfig& c, const 
 }
 
 Tensor preprocess(const Rgb8& image, const ImageConfig& c, const std::string& name) {
-  const std::vector<Rgb8> images = resized_images(image, c, name);
+  return pixel_values(resized_images(image, c, name), c, name);
+}
+
+Tensor pixel_values(const std::vector<Rgb8>& images, const ImageConfig& c, const std::string& name) {
+  if (c.mode == ResizeMode::SoftTokens)  // one image: Gemma 4 has no crops
+    return soft_token_patches(images[0], c.norm, c.soft_token_budget(), name).patches;
   const int h = images[0].height, w = images[0].width;
   const int64_t n = static_cast<int64_t>(images.size());
   const size_t values = static_cast<size_t>(3) * h * w;

@@ -14,29 +14,11 @@ using test::Bytes;
 /// Decodes and returns the error message, failing the test when decoding succeeds or when the
 /// message is not one line starting with `name`.
 std::string decode_error(const Bytes& bytes, const std::string& name, const DecodeLimits& limits = {}) {
-  try {
-    decode_image_memory(bytes.data(), bytes.size(), name, limits);
-  } catch (const ImageError& e) {
-    const std::string message = e.what();
-    EXPECT_EQ(message.rfind(name + ": ", 0), 0u) << message;
-    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
-    return message;
-  }
-  ADD_FAILURE() << name << " decoded";
-  return "";
+  return test::image_error([&] { decode_image_memory(bytes.data(), bytes.size(), name, limits); }, name);
 }
 
 std::string file_error(const std::string& path) {
-  try {
-    decode_image(path);
-  } catch (const ImageError& e) {
-    const std::string message = e.what();
-    EXPECT_EQ(message.rfind(path + ": ", 0), 0u) << message;
-    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
-    return message;
-  }
-  ADD_FAILURE() << path << " decoded";
-  return "";
+  return test::image_error([&] { decode_image(path); }, path);
 }
 
 Bytes cut(Bytes bytes, size_t keep) {

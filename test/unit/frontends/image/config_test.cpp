@@ -2,6 +2,7 @@
 // clear error per kind of bad value.
 #include <gtest/gtest.h>
 
+#include "image_test_support.h"
 #include "saguaro/image/config.h"
 #include "saguaro/image/error.h"
 
@@ -54,6 +55,29 @@ TEST(Config, ClipLegacyIntegerSizeIsTheShortestEdge) {
   EXPECT_EQ(c.crop_size.width, 224);
 }
 
+TEST(Config, Gemma4TakesTheSoftTokenBudget) {
+  const ImageConfig c = fixture("gemma-4-e2b-it.json");
+  EXPECT_EQ(c.processor, "Gemma4ImageProcessor");
+  EXPECT_EQ(c.mode, ResizeMode::SoftTokens);
+  EXPECT_EQ(c.max_soft_tokens, 280);
+  EXPECT_EQ(c.pooling_kernel_size, 3);
+  EXPECT_EQ(c.patch_size, 16);
+  EXPECT_EQ(c.resample, Resample::Bicubic);
+  EXPECT_FALSE(c.norm.normalize);
+  // The class defaults are the same when the file names only the type (the PIL backend's name too).
+  const ImageConfig d = ImageConfig::from_json_text(R"({"image_processor_type": "Gemma4ImageProcessorPil"})", "p.json");
+  EXPECT_EQ(d.processor, "Gemma4ImageProcessor");
+  EXPECT_EQ(d.soft_token_budget().max_patches(), 2520);
+  EXPECT_FALSE(d.norm.normalize);
+  EXPECT_DOUBLE_EQ(d.norm.rescale_factor, 1.0 / 255);
+}
+
+TEST(Config, ProcessorConfigNestsTheImageProcessor) {
+  const ImageConfig c = fixture("gemma-4-e2b-it-processor.json");
+  EXPECT_EQ(c.mode, ResizeMode::SoftTokens);
+  EXPECT_EQ(c.max_soft_tokens, 140);
+}
+
 TEST(Config, QwenPixelRangeAsSize) {
   const ImageConfig c = ImageConfig::from_json_text(
       R"({"image_processor_type": "Qwen2VLImageProcessorFast", "size": {"shortest_edge": 100, "longest_edge": 5000}})",
@@ -81,19 +105,22 @@ TEST(Config, BadValuesNameTheFileAndKey) {
       {R"({"do_center_crop": true})", "do_center_crop: is only supported after shortest_edge"},
       {R"({"do_pad": true})", "do_pad: true is not supported"},
       {R"({"patch_size": 0})", "patch_size: expected an integer in [1, 1024]"},
+      {R"({"image_processor_type": "Gemma4ImageProcessor", "max_soft_tokens": 100})",
+       "max_soft_tokens: 100 is not supported (70, 140, 280, 560, 1120)"},
+      {R"({"image_processor": {"image_processor_type": "Gemma4ImageProcessor", "max_soft_tokens": 256}})",
+       "image_processor.max_soft_tokens: 256 is not supported"},
+      {R"({"image_processor_type": "Gemma4ImageProcessor", "pooling_kernel_size": 64, "max_soft_tokens": 1120})",
+       "max_soft_tokens: 1120 with pooling_kernel_size 64 and patch_size 16 allows resized images above the"},
+      {R"({"image_processor_type": "Gemma4ImageProcessor", "merge_size": 2})",
+       "merge_size: is not supported for Gemma 4"},
+      {R"({"processor_class": "Gemma4Processor", "image_seq_length": 280})",
+       "image_processor_type: absent, and no image_processor object"},
       {R"([1, 2])", "expected a JSON object"},
       {R"({"size": )", "invalid JSON"},
   };
   for (const auto& [text, want] : cases) {
-    try {
-      ImageConfig::from_json_text(text, "bad.json");
-      ADD_FAILURE() << text << " was accepted";
-    } catch (const ImageError& e) {
-      const std::string message = e.what();
-      EXPECT_EQ(message.rfind("bad.json: ", 0), 0u) << message;
-      EXPECT_NE(message.find(want), std::string::npos) << text << " → " << message;
-      EXPECT_EQ(message.find('\n'), std::string::npos) << message;
-    }
+    const std::string message = test::image_error([&] { ImageConfig::from_json_text(text, "bad.json"); }, "bad.json");
+    EXPECT_NE(message.find(want), std::string::npos) << text << " → " << message;
   }
 }
 

@@ -82,6 +82,56 @@ TEST(Features, FailuresWriteNothingAndKeepAnExistingOutput) {
   }
 }
 
+TEST(Features, Gemma4WritesPatchesAndPositionsOrNeither) {
+  const std::string out = test::temp_path("patches.npy"), pos = test::temp_path("positions.npy");
+  FeaturesRequest request{gradient_png("g.png", 40, 30), fixture("gemma-4-e2b-it.json"), false, out};
+  request.positions_path = pos;
+  request.max_soft_tokens = 70;
+  FeaturesResult result;
+  std::string err;
+  ASSERT_TRUE(write_image_features(request, &result, &err)) << err;
+  // 30 x 40 at 70 soft tokens: upscaled to 336 x 432, 7 x 9 soft tokens of 3 x 3 patches.
+  EXPECT_EQ(result.shape, (std::vector<int64_t>{567, 768}));
+  EXPECT_EQ(result.positions_shape, (std::vector<int64_t>{567, 2}));
+  const Bytes positions = test::read_bytes(pos);
+  EXPECT_NE(npy_header(positions).find("'descr': '<i4', 'fortran_order': False, 'shape': (567, 2), }"),
+            std::string::npos);
+  EXPECT_EQ(positions.size(), 128u + 567 * 2 * 4);
+
+  request.resized_only = true;
+  request.positions_path.clear();
+  ASSERT_TRUE(write_image_features(request, &result, &err)) << err;
+  EXPECT_EQ(result.shape, (std::vector<int64_t>{336, 432, 3}));
+
+  // The positions cannot be written: the patches are not written either.
+  std::remove(out.c_str());
+  request.resized_only = false;
+  request.positions_path = test::temp_path("no-such-dir") + "/positions.npy";
+  EXPECT_FALSE(write_image_features(request, &result, &err));
+  EXPECT_FALSE(test::file_exists(out)) << err;
+  EXPECT_FALSE(test::file_exists(out + ".tmp")) << err;
+}
+
+TEST(Features, RefusesOptionsTheProcessorHasNoUseFor) {
+  const std::string png = gradient_png("g.png", 40, 30), out = test::temp_path("unused.npy");
+  FeaturesRequest crops{png, fixture("gemma-3-4b-it-pan-and-scan.json"), false, out};
+  crops.resized_only = true;
+  FeaturesRequest siglip{png, fixture("siglip-base-patch16-224.json"), false, out};
+  siglip.max_soft_tokens = 280;
+  const std::pair<FeaturesRequest, const char*> cases[] = {
+      {crops, "resized-only output of pan-and-scan crops is not supported"},
+      {siglip, "belong to Gemma4ImageProcessor, not SiglipImageProcessor"},
+  };
+  for (const auto& [request, want] : cases) {
+    FeaturesResult result;
+    std::string err;
+    EXPECT_FALSE(write_image_features(request, &result, &err));
+    EXPECT_EQ(err.rfind(request.config_path + ": ", 0), 0u) << err;
+    EXPECT_NE(err.find(want), std::string::npos) << err;
+    EXPECT_FALSE(test::file_exists(out)) << err;
+  }
+}
+
 TEST(Preprocess, ShapesOfEachProcessor) {
   const Rgb8 wide = [] {
     Rgb8 image(1000, 400);
@@ -97,6 +147,8 @@ TEST(Preprocess, ShapesOfEachProcessor) {
   EXPECT_EQ(shape("clip-vit-base-patch32.json"), (std::vector<int64_t>{1, 3, 224, 224}));
   // smart_resize(400, 1000) = 392 x 1008: 28 x 72 patches of 3·2·14·14 values.
   EXPECT_EQ(shape("qwen2-vl-2b-instruct.json"), (std::vector<int64_t>{28 * 72, 1176}));
+  // 400 x 1000 at 280 soft tokens: 480 x 1248, 10 x 26 soft tokens of 3 x 3 patches.
+  EXPECT_EQ(shape("gemma-4-e2b-it.json"), (std::vector<int64_t>{30 * 78, 768}));
 }
 
 TEST(Preprocess, PatchesNeedAGridMultiple) {

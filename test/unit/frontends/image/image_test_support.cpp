@@ -10,6 +10,8 @@
 
 #include <gtest/gtest.h>
 
+#include "saguaro/image/error.h"
+
 namespace saguaro::image::test {
 
 namespace {
@@ -142,6 +144,19 @@ std::string shared_image(const std::string& name) {
 bool file_exists(const std::string& path) {
   struct stat st {};
   return ::stat(path.c_str(), &st) == 0;
+}
+
+std::string image_error(const std::function<void()>& f, const std::string& name) {
+  try {
+    f();
+  } catch (const ImageError& e) {
+    const std::string message = e.what();
+    EXPECT_EQ(message.rfind(name + ": ", 0), 0u) << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+    return message;
+  }
+  ADD_FAILURE() << name << ": accepted";
+  return "";
 }
 
 }  // namespace saguaro::image::test

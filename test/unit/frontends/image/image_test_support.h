@@ -1,7 +1,8 @@
-// Helpers of the image unit tests: crafted PNG files, SHA-256, file access.
+// Helpers of the image unit tests: crafted PNG files, SHA-256, file access, one-line errors.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -31,5 +32,9 @@ std::string temp_path(const std::string& name);
 std::string shared_image(const std::string& name);
 
 bool file_exists(const std::string& path);
+
+/// Runs `f`, which must throw ImageError whose message is one line starting with "name: ", and
+/// returns the message; any other outcome fails the test (and returns "").
+std::string image_error(const std::function<void()>& f, const std::string& name);
 
 }  // namespace saguaro::image::test

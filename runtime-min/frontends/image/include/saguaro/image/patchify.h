@@ -1,4 +1,4 @@
-// Cutting CHW planes into the flattened patches a vision tower's patch embedding reads.
+// Cutting an image into the flattened patches a vision tower's patch embedding reads.
 #pragma once
 
 #include <cstddef>
@@ -25,5 +25,11 @@ inline int64_t patch_dim(const PatchLayout& l) { return int64_t{3} * l.temporal 
 /// gx / merge, gy % merge, gx % merge); inside a vector values go channel, frame, row, column,
 /// which is Conv2d's weight order [out, C, kh, kw] (Conv3d's [out, C, kt, kh, kw] for temporal).
 void patchify(const float* chw, int height, int width, const PatchLayout& layout, float* out);
+
+/// Cuts one [H, W, 3] image (H and W multiples of patch) into (H/patch)·(W/patch) vectors of
+/// 3·patch² values at `out`, as SigLIP 2's and Gemma 4's convert_image_to_patches: patches in
+/// row-major order, inside a vector row, column, channel (value (dy·patch + dx)·3 + c), which for
+/// channels-last pixels is patch rows copied whole.
+void patchify_channels_last(const float* hwc, int height, int width, int patch, float* out);
 
 }  // namespace saguaro::image

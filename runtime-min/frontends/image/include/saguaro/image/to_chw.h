@@ -1,4 +1,4 @@
-// Rescaling and per-channel normalization of uint8 pixels into float32 CHW planes.
+// Rescaling and per-channel normalization of uint8 pixels into float32, planar or channels-last.
 #pragma once
 
 #include <array>
@@ -19,5 +19,8 @@ struct Normalization {
 
 /// Writes the image as [3, H, W] float32 at `out` (3·H·W values).
 void to_chw(const Rgb8& image, const Normalization& norm, float* out);
+
+/// The same values in the image's own layout, [H, W, 3] (what Gemma 4's patches are cut from).
+void to_hwc(const Rgb8& image, const Normalization& norm, float* out);
 
 }  // namespace saguaro::image
