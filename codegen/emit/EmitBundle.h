@@ -18,7 +18,7 @@ namespace saguaro {
 /// A vision tower as a bundle states it: model.cpp's EncoderSpec (model_abi.h) and manifest.json's "vision".
 struct BundleVision {
   int64_t maxRows = 0, rowWidth = 0, patchSize = 0, pooling = 0, positionLimit = 0, outDim = 0;
-  int64_t tokenId = -1, beginId = -1, endId = -1;
+  int64_t tokenId = -1, beginId = -1, endId = -1, padId = 0;
   int64_t layers = 0, dim = 0; // the tower's depth and width, for people reading the manifest
 };
 

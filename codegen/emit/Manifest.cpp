@@ -165,6 +165,7 @@ llvm::json::Value bundle::manifest(ModuleOp m, const ModuleFacts &facts, const B
                                             {"image_token_id", v->tokenId},
                                             {"begin_image_token_id", v->beginId},
                                             {"end_image_token_id", v->endId},
+                                            {"pad_token_id", v->padId},
                                             {"arena_bytes", facts.visionArenaBytes}};
   return manifest;
 }

@@ -66,7 +66,7 @@ std::string specSource(const ModuleFacts &facts, const BundleInputs &in) {
   if (const std::optional<BundleVision> &v = d.vision) // the fields in model_abi.h's order
     os << "const saguaro::EncoderSpec kVision = {" << v->maxRows << ", " << v->rowWidth << ", " << v->patchSize
        << ", " << v->pooling << ", " << v->positionLimit << ", " << v->outDim << ", " << v->tokenId << ", "
-       << v->beginId << ", " << v->endId << ", " << facts.visionArenaBytes
+       << v->beginId << ", " << v->endId << ", " << v->padId << ", " << facts.visionArenaBytes
        << "ull, saguaro_model_encode_image};\n\n";
   os << "const saguaro::ModelSpec kSpec = {" << cString(d.name) << ", " << d.vocab << ", " << d.dim << ", "
      << d.layers << ", " << d.maxSeq << ", " << in.prefillChunk << ", " << facts.arenaBytes << "ull, "

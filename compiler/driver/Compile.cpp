@@ -116,7 +116,8 @@ BundleModel bundleModel(const ModelDesc &d) {
   m.probe = d.probe.h > 0;
   if (const VisionTower &v = d.vision; v.layers > 0)
     m.vision = BundleVision{v.maxSoftTokens * v.pooling * v.pooling, 3 * v.patchSize * v.patchSize, v.patchSize,
-                            v.pooling, v.positionRows, d.dim, v.imageTokenId, v.beginId, v.endId, v.layers, v.dim};
+                            v.pooling, v.positionRows, d.dim, v.imageTokenId, v.beginId, v.endId, v.padId, v.layers,
+                            v.dim};
   return m;
 }
 

@@ -271,9 +271,11 @@ llvm::Error saguaro::describeGemma4(const HfConfig &outer, llvm::StringRef archi
     }
     d.layerWeights.push_back(w);
   }
-  if (conditional)
+  if (conditional) {
     if (auto e = describeGemma4Vision(outer, dir, d))
       return e;
+    d.vision.padId = text->getInteger("pad_token_id").value_or(0); // Gemma4TextConfig's default
+  }
   d.bosId = text->getInteger("bos_token_id").value_or(outer.object().getInteger("bos_token_id").value_or(-1));
   const llvm::json::Value *eos = text->get("eos_token_id") ? text->get("eos_token_id")
                                                            : outer.object().get("eos_token_id");

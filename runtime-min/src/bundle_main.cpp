@@ -19,6 +19,7 @@
 #include "hidden_capture.h"
 #include "process_stats.h"
 #include "saguaro/engine.h"
+#include "saguaro/npy_reader.h"
 #include "saguaro/npy_writer.h"
 #include "saguaro/saguaro.h"
 
@@ -30,7 +31,9 @@ const char* const kUsage =
     "[--repetition-penalty R] | saguaro_bundle BUNDLE --logits IDS_FILE -o OUT.npy | "
     "saguaro_bundle BUNDLE --gram IDS_FILE -o DIR | saguaro_bundle BUNDLE --capture PROMPTS_FILE -o DIR [--max-new N] | "
     "saguaro_bundle BUNDLE --complete MESSAGES_FILE [--options OPTIONS_FILE] | saguaro_bundle BUNDLE --serve-stdio | "
-    "saguaro_bundle BUNDLE --bench -o OUT.json [--prompt-tokens N]; "
+    "saguaro_bundle BUNDLE --bench -o OUT.json [--prompt-tokens N] | "
+    "saguaro_bundle BUNDLE --encode-image PATCHES.npy --positions POS.npy -o OUT.npy; "
+    "--logits also takes --soft-tokens SOFT.npy (the rows its image placeholders take); "
     "every mode takes --threads N (0, the default: every hardware thread); all but --complete and --serve-stdio "
     "take --mmap (map weights.sgw instead of reading it into memory)";
 
@@ -59,6 +62,7 @@ bool parse_float(const std::string& s, double lo, double hi, double* out) {
 
 struct Args {
   std::string bundle, prompt, ids_file, gram_file, capture_file, complete_file, options_file, out_file;
+  std::string patches_file, positions_file, soft_tokens_file;  // --encode-image, --positions, --soft-tokens
   bool has_prompt = false;  // without -p the prompt is empty, as in run.c
   bool bench = false;
   bool serve_stdio = false;
@@ -108,6 +112,12 @@ bool parse_args(int argc, char** argv, Args* a, std::string* err) {
       a->complete_file = v;
     } else if (flag == "--options") {
       a->options_file = v;
+    } else if (flag == "--encode-image") {
+      a->patches_file = v;
+    } else if (flag == "--positions") {
+      a->positions_file = v;
+    } else if (flag == "--soft-tokens") {
+      a->soft_tokens_file = v;
     } else if (flag == "-o") {
       a->out_file = v;
     } else if (flag == "-n") {
@@ -145,11 +155,15 @@ bool parse_args(int argc, char** argv, Args* a, std::string* err) {
     }
   }
   const int modes = a->has_prompt + !a->ids_file.empty() + !a->gram_file.empty() + !a->capture_file.empty() +
-                    !a->complete_file.empty() + a->bench + a->serve_stdio;
-  if (modes > 1) return *err = "-p, --logits, --gram, --capture, --complete and --bench exclude each other", false;
+                    !a->complete_file.empty() + a->bench + a->serve_stdio + !a->patches_file.empty();
+  if (modes > 1)
+    return *err = "-p, --logits, --gram, --capture, --complete, --bench and --encode-image exclude each other", false;
   if ((modes == 0 || a->has_prompt || !a->complete_file.empty() || a->serve_stdio) != a->out_file.empty())
-    return *err = "-o goes with --logits, --gram, --capture or --bench", false;
+    return *err = "-o goes with --logits, --gram, --capture, --bench or --encode-image", false;
   if (!a->options_file.empty() && a->complete_file.empty()) return *err = "--options goes with --complete", false;
+  if (a->patches_file.empty() != a->positions_file.empty())
+    return *err = "--encode-image PATCHES.npy goes with --positions POS.npy", false;
+  if (!a->soft_tokens_file.empty() && a->ids_file.empty()) return *err = "--soft-tokens goes with --logits", false;
   if (a->has_prompt_tokens && !a->bench) return *err = "--prompt-tokens goes with --bench", false;
   if (a->load == WeightsLoad::kMap && (!a->complete_file.empty() || a->serve_stdio))
     return *err = "--mmap does not go with --complete or --serve-stdio (the C API reads the weights into memory)", false;
@@ -200,21 +214,54 @@ void print_memory(const Engine& engine) {
   std::fprintf(stderr, "peak_rss_bytes=%llu\n", static_cast<unsigned long long>(peak_rss_bytes()));
 }
 
+// A float32 [n, cols] .npy into *rows; false + "FILE: problem" otherwise.
+bool read_f32_rows(const std::string& path, int32_t cols, std::vector<float>* rows, std::string* err) {
+  NpyArray a;
+  if (!read_npy(path, &a, err)) return false;
+  if (a.dtype != "<f4" || a.shape.size() != 2 || a.shape[1] != static_cast<uint64_t>(cols))
+    return *err = path + ": expected float32 [n, " + std::to_string(cols) + "]", false;
+  *rows = a.as<float>();
+  return true;
+}
+
 // Every line of the ids file is one sequence fed from position 0; the rows of all lines go to one .npy.
 int run_logits(Engine& engine, const Args& a) {
   std::vector<std::vector<int32_t>> sequences;
   std::string err;
   if (!read_sequences(a.ids_file, &sequences, &err)) return fail(err);
+  std::vector<float> soft;  // --soft-tokens: the rows of every image placeholder of the first sequence, in order
+  if (!a.soft_tokens_file.empty()) {
+    if (!read_f32_rows(a.soft_tokens_file, engine.spec().dim, &soft, &err)) return fail(err);
+    if (sequences.size() != 1) return fail(a.ids_file + ": --soft-tokens takes one sequence");
+  }
   std::vector<float> all;
   uint64_t rows = 0;
   for (const std::vector<int32_t>& ids : sequences) {
-    const std::vector<float> logits = engine.logits(ids, &err);
+    const std::vector<float> logits = engine.logits(ids, soft, &err);
     if (logits.empty()) return fail(a.ids_file + ": " + err);
     all.insert(all.end(), logits.begin(), logits.end());
     rows += ids.size();
   }
   if (!write_npy_f32(a.out_file, all, rows, static_cast<uint64_t>(engine.vocab()), &err)) return fail(err);
   print_memory(engine);
+  return 0;
+}
+
+// The vision tower's soft tokens of one image's patches ([n, row_width] float32) at their positions ([n, 2] int32).
+int run_encode_image(Engine& engine, const Args& a) {
+  std::string err;
+  const EncoderSpec* vision = engine.spec().vision;
+  if (!vision) return fail(a.bundle + ": the model has no vision tower");
+  std::vector<float> patches;
+  if (!read_f32_rows(a.patches_file, vision->row_width, &patches, &err)) return fail(err);
+  NpyArray positions;
+  if (!read_npy(a.positions_file, &positions, &err)) return fail(err);
+  if (positions.dtype != "<i4" || positions.shape.size() != 2 || positions.shape[1] != 2)
+    return fail(a.positions_file + ": positions must be int32 [n, 2]");
+  const std::vector<float> soft = engine.encode_image(patches, positions.as<int32_t>(), &err);
+  if (soft.empty()) return fail(a.patches_file + ": " + err);
+  if (!write_npy_f32(a.out_file, soft, soft.size() / vision->out_dim, static_cast<uint64_t>(vision->out_dim), &err))
+    return fail(err);
   return 0;
 }
 
@@ -389,6 +436,7 @@ int bundle_main(int argc, char** argv) {
     engine->set_threads(a.threads);
     if (!a.gram_file.empty()) return run_gram(*engine, a);
     if (!a.capture_file.empty()) return run_capture(*engine, a);
+    if (!a.patches_file.empty()) return run_encode_image(*engine, a);
     return a.ids_file.empty() ? run_generate(*engine, a) : run_logits(*engine, a);
   } catch (const std::exception& e) {
     return fail(std::string("internal error: ") + e.what());

@@ -8,6 +8,7 @@
 
 #include "hidden_capture.h"
 #include "model_state.h"
+#include "patch_grid.h"
 #include "saguaro/blob.h"
 #include "saguaro/tokenizer.h"
 #include "sampler.h"
@@ -48,13 +49,15 @@ struct Engine::Impl {
   std::unique_ptr<HiddenCapture> probe_rows;  // the generated tokens' hidden rows, when a probe is compiled in
 
   // Runs the model over tokens[0..n) from position 0 in prefill_chunk pieces; `out` gets the last row,
-  // or all rows when `all`.
-  void prefill(const int32_t* ids, int32_t n, float* out, bool all) {
+  // or all rows when `all`. With soft_embeds (n × dim floats), the rows where soft_mask is set take them.
+  void prefill(const int32_t* ids, int32_t n, float* out, bool all, const float* soft_embeds = nullptr,
+               const uint8_t* soft_mask = nullptr) {
     const int32_t chunk = spec.prefill_chunk;
     for (int32_t p = 0; p < n; p += chunk) {
       const int32_t m = std::min(chunk, n - p);
-      saguaro_model_prefill(model->state(), ids + p, m, p, nullptr, nullptr,
-                            all ? out + static_cast<size_t>(p) * spec.vocab : out, all);
+      saguaro_model_prefill(model->state(), ids + p, m, p, soft_embeds ? soft_embeds + static_cast<size_t>(p) * spec.dim : nullptr,
+                            soft_mask ? soft_mask + p : nullptr, all ? out + static_cast<size_t>(p) * spec.vocab : out,
+                            all);
     }
   }
 };
@@ -199,6 +202,55 @@ std::vector<float> Engine::logits(const std::vector<int32_t>& ids, std::string* 
   m.model->clear_kv();
   std::vector<float> out(ids.size() * static_cast<size_t>(m.spec.vocab));
   m.prefill(ids.data(), static_cast<int32_t>(ids.size()), out.data(), true);
+  return out;
+}
+
+std::vector<float> Engine::logits(const std::vector<int32_t>& ids, const std::vector<float>& soft_tokens,
+                                  std::string* err) {
+  Impl& m = *impl_;
+  const EncoderSpec* vision = m.spec.vision;
+  if (soft_tokens.empty()) return logits(ids, err);
+  if (!vision) return *err = "the model has no vision tower to take soft tokens", std::vector<float>();
+  // The placeholders take the soft tokens in order; their own lookups read the pad id, as transformers does.
+  std::vector<int32_t> looked_up = ids;
+  std::vector<uint8_t> mask(ids.size());
+  size_t slots = 0;
+  for (size_t r = 0; r < ids.size(); ++r)
+    if (ids[r] == vision->token_id) looked_up[r] = vision->pad_id, mask[r] = 1, ++slots;
+  const size_t dim = static_cast<size_t>(m.spec.dim);
+  if (soft_tokens.size() != slots * dim)
+    return *err = std::to_string(slots) + " image placeholders but " + std::to_string(soft_tokens.size() / dim) +
+                  " soft tokens of " + std::to_string(dim) + " values",
+           std::vector<float>();
+  if (ids.empty() || ids.size() > static_cast<size_t>(m.spec.max_seq))
+    return *err = "need 1.." + std::to_string(m.spec.max_seq) + " token ids, got " + std::to_string(ids.size()),
+           std::vector<float>();
+  for (int32_t id : looked_up)
+    if (id < 0 || id >= m.spec.vocab)
+      return *err = "token id " + std::to_string(id) + " outside [0, " + std::to_string(m.spec.vocab) + ")",
+             std::vector<float>();
+  std::vector<float> rows(ids.size() * dim);
+  for (size_t r = 0, k = 0; r < ids.size(); ++r)
+    if (mask[r]) std::copy_n(soft_tokens.data() + k++ * dim, dim, rows.data() + r * dim);
+  m.model->clear_kv();
+  std::vector<float> out(ids.size() * static_cast<size_t>(m.spec.vocab));
+  m.prefill(looked_up.data(), static_cast<int32_t>(ids.size()), out.data(), true, rows.data(), mask.data());
+  return out;
+}
+
+std::vector<float> Engine::encode_image(const std::vector<float>& patches, const std::vector<int32_t>& positions,
+                                        std::string* err) {
+  const EncoderSpec* vision = impl_->spec.vision;
+  if (!vision) return *err = "the model has no vision tower", std::vector<float>();
+  const size_t rows = positions.size() / 2;
+  if (positions.size() % 2 != 0 || patches.size() != rows * static_cast<size_t>(vision->row_width))
+    return *err = "patches must be [n, " + std::to_string(vision->row_width) + "] with positions [n, 2]",
+           std::vector<float>();
+  if (!check_patch_grid(*vision, positions.data(), static_cast<int32_t>(rows), err)) return {};
+  const int32_t soft = static_cast<int32_t>(rows) / (vision->pooling * vision->pooling);
+  std::vector<float> out(static_cast<size_t>(soft) * vision->out_dim);
+  if (!impl_->model->encode_image(patches.data(), positions.data(), static_cast<int32_t>(rows), out.data()))
+    return *err = "out of memory for the vision tower's arena", std::vector<float>();
   return out;
 }
 

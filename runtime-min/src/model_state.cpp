@@ -50,8 +50,19 @@ std::unique_ptr<BoundModel> BoundModel::bind(const ModelSpec& spec, const Blob& 
   m->state_.arena = static_cast<float*>(m->arena_.data());
   m->state_.kv = m->kv_.data();
   m->state_.w = m->weights_.data();
+  m->spec_ = &spec;
   m->set_threads(0);
   return m;
+}
+
+bool BoundModel::encode_image(const float* patches, const int32_t* positions, int32_t rows, float* soft_tokens) const {
+  const EncoderSpec& vision = *spec_->vision;
+  HugePageMemory arena(vision.arena_bytes);
+  if (!arena.data()) return false;
+  ModelState s = state_;
+  s.arena = static_cast<float*>(arena.data());
+  vision.encode(s, patches, positions, rows, soft_tokens);
+  return true;
 }
 
 void BoundModel::set_threads(int32_t threads) {

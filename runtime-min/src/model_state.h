@@ -33,6 +33,9 @@ class BoundModel {
   /// Runs the kernels on `threads` threads (0: every hardware thread); results do not depend on it.
   void set_threads(int32_t threads);
   int32_t threads() const { return pool_ ? pool_->threads() : 1; }
+  /// Runs the vision tower (spec.vision) on an arena of its own, held only during the call; false when that arena
+  /// cannot be allocated. The patches must pass check_patch_grid.
+  bool encode_image(const float* patches, const int32_t* positions, int32_t rows, float* soft_tokens) const;
   /// Zeroes the KV cache (start of a new sequence).
   void clear_kv();
   uint64_t kv_bytes() const { return kv_.bytes(); }
@@ -44,6 +47,7 @@ class BoundModel {
   HugePageMemory kv_;
   std::unique_ptr<ThreadPool> pool_;
   ModelState state_{};
+  const ModelSpec* spec_ = nullptr;
 };
 
 }  // namespace saguaro

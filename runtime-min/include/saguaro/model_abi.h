@@ -25,6 +25,7 @@ struct EncoderSpec {
   int32_t out_dim;           // floats per soft token: the decoder's dim
   int32_t token_id;          // the placeholder token each soft token replaces
   int32_t begin_id, end_id;  // the tokens around an image's soft tokens
+  int32_t pad_id;            // the id the placeholder's rows are looked up as (their per-layer embedding)
   uint64_t arena_bytes;      // the tower's own activation arena
   EncodeFn encode;
 };
