@@ -11,6 +11,7 @@
 #include "compiler/driver/Bench.h"
 #include "compiler/driver/BenchTokenizer.h"
 #include "compiler/driver/BundleCache.h"
+#include "compiler/driver/Encode.h"
 #include "compiler/driver/Calibrate.h"
 #include "compiler/driver/CommandLine.h"
 #include "compiler/driver/Compile.h"
@@ -256,9 +257,41 @@ int cmdLogits(const Args &a) {
   if (!exe)
     return fail(llvm::toString(exe.takeError()));
   std::vector<std::string> args = {"--logits", a.value("--token-ids"), "-o", a.value("-o")};
+  if (a.has("--soft-tokens"))
+    args.insert(args.end(), {"--soft-tokens", a.value("--soft-tokens")});
   std::vector<std::string> threads = a.forward(kThreadsOption);
   args.insert(args.end(), threads.begin(), threads.end());
   return execBundle(*exe, *bundle, args);
+}
+
+int cmdEncode(const Args &a) {
+  EncodeOptions o;
+  o.image = a.value("--image");
+  o.pixels = a.value("--pixels");
+  o.output = a.value("-o");
+  if (o.image.empty() == o.pixels.empty() || o.output.empty())
+    return fail("encode needs one of --image FILE and --pixels IMAGE.npy, and -o OUT.npy");
+  if (a.has("--max-soft-tokens")) {
+    const std::string n = a.value("--max-soft-tokens");
+    char *end = nullptr;
+    const long value = std::strtol(n.c_str(), &end, 10);
+    if (n.empty() || *end != '\0' || value <= 0 || value > 1 << 20)
+      return fail("encode: --max-soft-tokens: expected a positive integer, got '" + n + "'");
+    o.maxSoftTokens = static_cast<int>(value);
+  }
+  // The model's own image processor settings, when it is a model directory that has them.
+  for (const char *name : {"preprocessor_config.json", "processor_config.json"})
+    if (std::string path = a.positional[0] + "/" + name; o.config.empty() && llvm::sys::fs::exists(path))
+      o.config = path;
+  auto bundle = bundleFor(a);
+  if (!bundle)
+    return fail(llvm::toString(bundle.takeError()));
+  auto exe = buildBundle(*bundle);
+  if (!exe)
+    return fail(llvm::toString(exe.takeError()));
+  o.bundle = *bundle, o.program = *exe;
+  o.programArgs = a.forward(kThreadsOption);
+  return runEncode(o);
 }
 
 int cmdTokenize(const Args &a) {
@@ -506,10 +539,21 @@ std::vector<cli::Command> commands() {
       {"logits", "MODEL_OR_BUNDLE --token-ids FILE -o OUT.npy [options]",
        "write the float32 logits of a prefill of each line of token ids",
        join({{{"--token-ids", "FILE", "whitespace-separated token ids, one sequence a line (required)"},
-              {"-o", "OUT.npy", "the logits, float32 [T, vocab] (required)"}},
+              {"-o", "OUT.npy", "the logits, float32 [T, vocab] (required)"},
+              {"--soft-tokens", "SOFT.npy", "float32 [n, dim]: the rows the image placeholders take, in order "
+                                            "(one sequence)"}},
              kThreadsOption,
              kCompileOptions}),
        cmdLogits},
+      {"encode", "MODEL_OR_BUNDLE (--image FILE | --pixels IMAGE.npy) -o OUT.npy [options]",
+       "write the soft tokens a model's vision tower makes of an image",
+       join({{{"--image", "FILE", "a PNG or JPEG, resized as the model's image processor does"},
+              {"--pixels", "IMAGE.npy", "or an image already resized: [H, W, 3] uint8, or float32 in [0, 1]"},
+              {"--max-soft-tokens", "N", "this image's budget (70, 140, 280, 560, 1120); default: the compiled one"},
+              {"-o", "OUT.npy", "the soft tokens, float32 [n, dim] (required)"}},
+             kThreadsOption,
+             kCompileOptions}),
+       cmdEncode},
       {"tokenize", "SOURCE TEXT [--decode] [--no-special]",
        "print the token ids of TEXT with the tokenizer of a model, a bundle or a tokenizer file",
        {{"--decode", "", "TEXT is space-separated ids: print their text"},

@@ -329,7 +329,8 @@ llvm::Error saguaro::importGemma4(const HfConfig &outer, llvm::StringRef archite
                                         : "Gemma4ForConditionalGeneration: compiling its text decoder; it has no "
                                           "vision_config, and the audio tower is left out");
   if (unread > 0)
-    notes.push_back(std::to_string(unread) + " tensors in the files are not read by the text decoder (ignored)");
+    notes.push_back(std::to_string(unread) + " tensors in the files are not read by the text decoder" +
+                    (d.vision.layers > 0 ? " or the vision tower" : "") + " (ignored)");
   for (const std::string &n : notes)
     llvm::errs() << "saguaro: " << dir << ": " << n << "\n";
   return llvm::Error::success();

@@ -14,10 +14,10 @@ no soft-cap, layer_scalar 1. Hidden 48 in both, so sqrt(hidden) is not exact in 
 Default: Gemma4ForCausalLM (gemma4_text, tensors under model.), float32, one file. --conditional:
 Gemma4ForConditionalGeneration (gemma4, nested text_config, tensors under model.language_model.), bfloat16 over 2
 shards with model.safetensors.index.json, plus what a released file carries that the text decoder does not read:
-K/V projections and k_norm on KV-shared layers, and stub vision and audio towers (a few tensors with the real
-names, tiny shapes matching the tiny vision_config / audio_config). The same seed gives the same text weights in
-every form. --vision (with --conditional) replaces the stub vision tower by a whole one (random_gemma4_vision.py) and
-moves the image placeholder ids into the tiny vocabulary; --audio (with --conditional) replaces the stub audio tower
+K/V projections and k_norm on KV-shared layers, and a stub audio tower (a few tensors with the real names, tiny
+shapes matching the tiny audio_config); no vision tower. The same seed gives the same text weights in every form.
+--vision (with --conditional) adds a whole vision tower and its vision_config (random_gemma4_vision.py) and moves the
+image placeholder ids into the tiny vocabulary; --audio (with --conditional) replaces the stub audio tower
 by a whole one (random_gemma4_audio.py), its ids inside the tiny vocabulary too.
 """
 import argparse
@@ -91,27 +91,24 @@ def text_config(v, a):
 
 
 def make_config(v, a):
-    """config.json: the text config itself, or Gemma4Config wrapping it with stub tower configs."""
+    """config.json: the text config itself, or Gemma4Config wrapping it with a stub audio tower config and, with
+    --vision, a whole vision tower's."""
     text = text_config(v, a)
     if not a.conditional:
         return dict(text, architectures=["Gemma4ForCausalLM"])
-    vision = {"model_type": "gemma4_vision", "hidden_size": _TOWER_WIDTH, "intermediate_size": 2 * _TOWER_WIDTH,
-              "num_hidden_layers": 1, "num_attention_heads": 2, "num_key_value_heads": 2, "head_dim": 8,
-              "hidden_activation": "gelu_pytorch_tanh", "rms_norm_eps": 1e-6, "patch_size": 4,
-              "pooling_kernel_size": 3, "position_embedding_size": 64, "use_clipped_linears": False,
-              "standardize": False, "rope_parameters": {"rope_type": "default", "rope_theta": 100.0}}
     audio = {"model_type": "gemma4_audio", "hidden_size": _TOWER_WIDTH, "num_hidden_layers": 1,
              "num_attention_heads": 2, "hidden_act": "silu", "subsampling_conv_channels": [8, 4],
              "conv_kernel_size": 5, "residual_weight": 0.5, "attention_chunk_size": 12, "attention_context_left": 13,
              "attention_context_right": 0, "attention_logit_cap": 50.0, "use_clipped_linears": True,
              "rms_norm_eps": 1e-6, "output_proj_dims": _TOWER_WIDTH}
     tokens = dict(_MM_TOKENS)
+    towers = {"audio_config": audio}
     if a.vision:
-        vision = random_gemma4_vision.vision_config(a.vision)
+        towers["vision_config"] = random_gemma4_vision.vision_config(a.vision)
         tokens.update(random_gemma4_vision.IMAGE_TOKEN_IDS)
     return dict({"architectures": ["Gemma4ForConditionalGeneration"], "model_type": "gemma4", "text_config": text,
-                 "vision_config": vision, "audio_config": audio, "tie_word_embeddings": a.tie,
-                 "initializer_range": 0.02, "dtype": _DTYPES[a.dtype][1]}, **tokens)
+                 **towers, "tie_word_embeddings": a.tie, "initializer_range": 0.02, "dtype": _DTYPES[a.dtype][1]},
+                **tokens)
 
 
 def shared_layers(v):
@@ -190,9 +187,6 @@ def unread_weights(v, rng, prefix):
         w[p + "k_norm.weight"] = 1.0 + rand(hd)
         if not (full and v["k_eq_v"]):
             w[p + "v_proj.weight"] = rand(kv * hd, H)
-    w["model.vision_tower.patch_embedder.input_proj.weight"] = rand(T, 3 * 4 * 4)
-    w["model.vision_tower.patch_embedder.position_embedding_table"] = rand(2, 64, T)
-    w["model.embed_vision.embedding_projection.weight"] = rand(H, T)
     w["model.audio_tower.output_proj.weight"] = rand(T, T)
     w["model.audio_tower.output_proj.bias"] = rand(T)
     w["model.embed_audio.embedding_projection.weight"] = rand(H, T)
@@ -228,7 +222,7 @@ def main():
     weights = text_weights(v, a, np.random.default_rng(a.seed), prefix)
     if a.conditional:  # a second stream, so the text weights stay those of the same seed without --conditional
         weights.update(unread_weights(v, np.random.default_rng([a.seed, 1]), prefix))
-    if a.vision:  # overwrites the stub's vision tensors, which carry the same names
+    if a.vision:
         weights.update(random_gemma4_vision.vision_weights(a.vision, v["hidden"], np.random.default_rng([a.seed, 2])))
     config = make_config(v, a)
     if a.audio:
