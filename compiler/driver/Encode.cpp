@@ -25,15 +25,15 @@ int fail(const std::string &message) {
   return 1;
 }
 
-/// The bundle's vision tower as its manifest states it; an error when it has none.
-llvm::Expected<llvm::json::Object> visionOf(const std::string &bundle) {
+/// The bundle's vision tower as its manifest states it; an error naming `source` when it has none.
+llvm::Expected<llvm::json::Object> visionOf(const std::string &bundle, const std::string &source) {
   auto manifest = readBundleManifest(bundle);
   if (!manifest)
     return manifest.takeError();
   const llvm::json::Object *vision = manifest->getObject("vision");
   if (!vision)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   bundle + ": the model has no vision tower (its config has no vision_config)");
+                                   source + ": the model has no vision tower (its config has no vision_config)");
   return *vision;
 }
 
@@ -48,7 +48,7 @@ struct ScratchDir {
 } // namespace
 
 int saguaro::runEncode(const EncodeOptions &o) {
-  auto vision = visionOf(o.bundle);
+  auto vision = visionOf(o.bundle, o.source);
   if (!vision)
     return fail(llvm::toString(vision.takeError()));
   const int64_t compiled = vision->getInteger("max_soft_tokens").value_or(0);
@@ -92,7 +92,10 @@ int saguaro::runEncode(const EncodeOptions &o) {
   std::vector<llvm::StringRef> refs(args.begin(), args.end());
   const std::string log = file("log.txt");
   if (int code = runRedirected(o.program, refs, std::nullopt, log, &err); code != 0) {
+    // The program names the intermediate patches; the user knows the image they came from.
     std::string said = readLog(log);
+    for (size_t at; (at = said.find(request.output_path)) != std::string::npos;)
+      said.replace(at, request.output_path.size(), request.image_path);
     llvm::errs() << (said.empty() ? "saguaro: " + o.program + ": " + err : said) << "\n";
     return code > 0 ? code : 1;
   }

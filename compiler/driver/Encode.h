@@ -8,6 +8,7 @@
 namespace saguaro {
 
 struct EncodeOptions {
+  std::string source;          // the model or bundle the user named (errors name it)
   std::string bundle, program; // a built bundle and its program (saguaro_bundle)
   std::string image;           // a PNG or JPEG, decoded and resized as the model's image processor does
   std::string pixels;          // or an [H, W, 3] .npy already resized (uint8, or float32 in [0, 1])

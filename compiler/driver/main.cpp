@@ -289,7 +289,7 @@ int cmdEncode(const Args &a) {
   auto exe = buildBundle(*bundle);
   if (!exe)
     return fail(llvm::toString(exe.takeError()));
-  o.bundle = *bundle, o.program = *exe;
+  o.source = a.positional[0], o.bundle = *bundle, o.program = *exe;
   o.programArgs = a.forward(kThreadsOption);
   return runEncode(o);
 }

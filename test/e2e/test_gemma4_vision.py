@@ -1,0 +1,146 @@
+"""Issue 29, acceptance 1, 3 and 5: Gemma 4's vision tower compiled by Saguaro against the independent float64
+numpy reference (test/reference/gemma4_vision_reference.py) on tiny random checkpoints
+(make_random_gemma4.py --conditional --vision clipped|standardize: patch size 4, pooling 3, a 64-row position
+table, 280 soft tokens per image compiled in).
+
+- Soft tokens from given pixels (`saguaro encode --pixels`): square, landscape, portrait and grayscale images
+  (uint8, and one as float32 in [0, 1]) and a reduced budget (--max-soft-tokens 70), on the generic target, equal
+  the reference within 1e-3 of the soft tokens' scale (their largest magnitude), both variants.
+- x86-avx2 (and x86-avx512vnni where the CPU has it) against generic within the ISA tolerance of the other logits
+  tests, 1e-4 of the scale; and the tower quantized to CQ4 (--bits 4) runs: its soft tokens are finite and
+  correlated with the reference (a smoke check of the integer path; its error is the quantization's).
+- Logits of a prompt holding an image (the placeholder expanded to begin-image, n soft tokens, end-image; the soft
+  tokens from `saguaro encode` injected by `saguaro logits --soft-tokens`) equal the reference's within 1e-3,
+  with a float32 KV cache.
+- Bad input, one line and exit 1, no output file: a model without a vision tower, a budget above the compiled one,
+  pixels off the patch grid, an image wider than the position table, a soft-token count that does not match the
+  placeholders, a file that is not .npy.
+"""
+import os
+
+import numpy as np
+
+import common
+
+ATOL_SCALE = 1e-3  # soft tokens against the float64 reference, of their scale
+ISA_RTOL = 1e-4    # ISA against generic, of the scale
+LOGITS_ATOL = 1e-3
+
+
+def main():
+    args = common.parse_args()
+    w = args.work_dir
+    reference = common.reference_script(args, "gemma4_vision_reference.py")
+    models = {kind: common.random_gemma4(args, os.path.join(w, kind), "full", "--conditional", "--vision", kind,
+                                         "--seed", str(seed))
+              for kind, seed in (("clipped", 3), ("standardize", 4))}
+    text_only = common.random_gemma4(args, os.path.join(w, "text-only"), "plain", "--conditional")
+
+    rng = np.random.default_rng(7)
+    images = {
+        "square": rng.integers(0, 256, (192, 192, 3), dtype=np.uint8),
+        "landscape": rng.integers(0, 256, (144, 240, 3), dtype=np.uint8),
+        "portrait": rng.integers(0, 256, (240, 144, 3), dtype=np.uint8),
+        "grayscale": np.repeat(rng.integers(0, 256, (120, 168, 1), dtype=np.uint8), 3, axis=2),
+        "float32": rng.random((96, 132, 3), dtype=np.float32),
+        "budget-70": rng.integers(0, 256, (84, 108, 3), dtype=np.uint8),
+    }
+    pixels = {}
+    for name, image in images.items():
+        pixels[name] = os.path.join(w, f"{name}.npy")
+        np.save(pixels[name], image)
+
+    def encode(model, image, *flags, check=True):
+        out = os.path.join(w, f"{os.path.basename(model)}-{image}-{'-'.join(flags) or 'generic'}.npy")
+        budget = ["--max-soft-tokens", "70"] if image == "budget-70" else []
+        proc = common.run([args.saguaro, "encode", model, "--pixels", pixels[image], "-o", out, *budget, *flags],
+                          args, check=check)
+        return out, proc
+
+    def reference_soft_tokens(model, image):
+        out = os.path.join(w, f"ref-{os.path.basename(model)}-{image}.npy")
+        common.run([common.python(), reference, "soft-tokens", "--model", model, "--pixels", pixels[image], "-o", out],
+                   args)
+        return np.load(out)
+
+    def check(what, ok, detail):
+        print(f"{what}: {detail}")
+        if not ok:
+            raise SystemExit(f"FAIL: {what}")
+
+    targets = [t for t, needs in (("x86-avx2", {"avx2", "fma", "f16c"}),
+                                  ("x86-avx512vnni", {"avx2", "fma", "f16c", "avx512f", "avx512vl", "avx512bw",
+                                                      "avx512_vnni"}))
+               if needs <= common.cpu_flags()]
+    for kind, model in models.items():
+        for image in images:
+            ref = reference_soft_tokens(model, image)
+            generic, _ = encode(model, image, "--target", "generic")
+            ours = np.load(generic)
+            scale = float(np.abs(ref).max())
+            err = float(np.abs(ours - ref).max()) if ours.shape == ref.shape else float("inf")
+            check(f"{kind}, {image}: {ref.shape[0]} soft tokens", err <= ATOL_SCALE * scale,
+                  f"max |ours - reference| {err:.3g}, scale {scale:.3g}")
+            for target in targets if image in ("landscape", "budget-70") else []:
+                isa = np.load(encode(model, image, "--target", target)[0])
+                diff = float(np.abs(isa - ours).max())
+                check(f"{kind}, {image}: {target} against generic", diff <= ISA_RTOL * scale,
+                      f"max difference {diff:.3g}, scale {scale:.3g}")
+        cq4 = np.load(encode(model, "landscape", "--target", "generic", "--bits", "4")[0])
+        ref = reference_soft_tokens(model, "landscape")
+        corr = float(np.corrcoef(cq4.ravel(), ref.ravel())[0, 1])
+        check(f"{kind}, landscape, CQ4 tower", np.isfinite(cq4).all() and corr > 0.9,
+              f"correlation with the reference {corr:.4f}, max |error| {float(np.abs(cq4 - ref).max()):.3g}")
+
+    # A prompt holding an image: the reference expands the placeholder and computes its own soft tokens.
+    model = models["clipped"]
+    prompt, expanded = os.path.join(w, "prompt.txt"), os.path.join(w, "prompt-expanded.txt")
+    open(prompt, "w").write("2 5 19 7 8 9\n")  # 19: the tiny models' image placeholder
+    ref_logits = os.path.join(w, "ref-logits.npy")
+    common.run([common.python(), reference, "logits", "--model", model, "--tokens", prompt, "--pixels",
+                pixels["budget-70"], "-o", ref_logits, "--write-ids", expanded], args)
+    soft, _ = encode(model, "budget-70", "--target", "generic")
+    ours = os.path.join(w, "logits.npy")
+    common.run([args.saguaro, "logits", model, "--token-ids", expanded, "--soft-tokens", soft, "-o", ours,
+                "--target", "generic", "--kv-cache", "f32", "--max-seq", "128"], args)
+    err = float(np.abs(np.load(ours) - np.load(ref_logits)).max())
+    check(f"logits of a prompt holding an image ({len(open(expanded).read().split())} tokens)", err <= LOGITS_ATOL,
+          f"max |ours - reference| {err:.3g}")
+
+    # Bad input: one line naming the problem, exit 1, nothing written.
+    def refused(what, cmd, expect):
+        out = cmd[cmd.index("-o") + 1]
+        proc = common.run(cmd, args, check=False)
+        lines = proc.stderr.decode().strip().splitlines()
+        ok = proc.returncode == 1 and lines and expect in lines[-1] and not os.path.exists(out)
+        check(f"refused: {what}", ok, lines[-1] if lines else "(nothing said)")
+
+    off_grid, wide, not_npy = (os.path.join(w, f) for f in ("off-grid.npy", "wide.npy", "not.npy"))
+    np.save(off_grid, images["square"][:100, :100])
+    np.save(wide, np.zeros((36, 264, 3), dtype=np.uint8))  # 66 patch columns, a table of 64
+    open(not_npy, "w").write("not an array\n")
+    generic = ["--target", "generic"]
+    refused("a model without a vision tower",
+            [args.saguaro, "encode", text_only, "--pixels", pixels["square"], "-o", os.path.join(w, "x1.npy"),
+             *generic], "text-only: the model has no vision tower")
+    refused("a budget above the compiled one",
+            [args.saguaro, "encode", model, "--pixels", pixels["square"], "--max-soft-tokens", "560", "-o",
+             os.path.join(w, "x2.npy"), *generic], "above the 280 soft tokens")
+    refused("pixels off the patch grid",
+            [args.saguaro, "encode", model, "--pixels", off_grid, "-o", os.path.join(w, "x3.npy"), *generic],
+            "off-grid.npy")
+    refused("an image wider than the position table",
+            [args.saguaro, "encode", model, "--pixels", wide, "-o", os.path.join(w, "x4.npy"), *generic],
+            "wide.npy: patch 64 at (64, 0) lies outside the position table")
+    refused("not a .npy file",
+            [args.saguaro, "encode", model, "--pixels", not_npy, "-o", os.path.join(w, "x5.npy"), *generic],
+            "not.npy")
+    refused("soft tokens that do not match the placeholders",
+            [args.saguaro, "logits", model, "--token-ids", prompt, "--soft-tokens", soft, "-o",
+             os.path.join(w, "x6.npy"), *generic, "--kv-cache", "f32", "--max-seq", "128"],
+            "1 image placeholders but 63 soft tokens")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
