@@ -42,3 +42,11 @@ module attributes {kern.kv_type = "bf16"} {
     return
   }
 }
+
+// -----
+
+// A vision entry's soft-token rows come from its pooling.
+// expected-error @+1 {{a vision entry needs a positive llm.pooling}}
+func.func @encode_image() attributes {llm.entry = "vision"} {
+  return
+}

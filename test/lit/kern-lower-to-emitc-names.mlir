@@ -58,7 +58,7 @@ module attributes {kern.arena_bytes = 128 : i64, kern.kv_bytes = 512 : i64} {
 // gets the prefix `x_`; a name taken gets `_2`, `_3`. A buffer without a name is `buf`, a KV pointer of a call
 // without one `kv_k` / `kv_v`. A block comment stays on its line.
 // CHECK-LABEL: emitc.func @saguaro_model_prefill(
-// CHECK-SAME: loc("state"), %{{[^:]+}}: !emitc.ptr<!emitc.opaque<"const int32_t">> loc("tokens"), %{{[^:]+}}: i32 loc("rows"), %{{[^:]+}}: i32 loc("pos0"), %{{[^:]+}}: !emitc.ptr<f32> loc("logits"), %{{[^:]+}}: i1 loc("all_logits"))
+// CHECK-SAME: loc("state"), %{{[^:]+}}: !emitc.ptr<!emitc.opaque<"const int32_t">> loc("tokens"), %{{[^:]+}}: i32 loc("rows"), %{{[^:]+}}: i32 loc("pos0"), %{{[^:]+}}: !emitc.ptr<!emitc.opaque<"const float">> loc("soft_embeds"), %{{[^:]+}}: !emitc.ptr<!emitc.opaque<"const uint8_t">> loc("soft_mask"), %{{[^:]+}}: !emitc.ptr<f32> loc("logits"), %{{[^:]+}}: i1 loc("all_logits"))
 // CHECK:      emitc.conditional {{.*}} loc("logit_rows")
 // CHECK:      emitc.verbatim "// layer 1: a  b"
 // CHECK:      emitc.add {{.*}} loc("x_a")

@@ -8,7 +8,7 @@
 // CHECK-LABEL: module attributes {kern.arena_bytes = 256 : i64, kern.kv_bytes = 512 : i64, saguaro.weight_slots = ["tok", "norm", "final_norm"]}
 // CHECK-NOT:   func.func
 // CHECK-LABEL: emitc.func @saguaro_model_prefill(
-// CHECK-SAME: %[[S:[^:]+]]: !emitc.opaque<"const saguaro::ModelState&">, %[[TOK:[^:]+]]: !emitc.ptr<!emitc.opaque<"const int32_t">>, %[[N:[^:]+]]: i32, %[[POS:[^:]+]]: i32, %[[LOGITS:[^:]+]]: !emitc.ptr<f32>, %[[ALL:[^:]+]]: i1) {
+// CHECK-SAME: %[[S:[^:]+]]: !emitc.opaque<"const saguaro::ModelState&">, %[[TOK:[^:]+]]: !emitc.ptr<!emitc.opaque<"const int32_t">>, %[[N:[^:]+]]: i32, %[[POS:[^:]+]]: i32, %[[SOFT:[^:]+]]: !emitc.ptr<!emitc.opaque<"const float">>, %[[MASK:[^:]+]]: !emitc.ptr<!emitc.opaque<"const uint8_t">>, %[[LOGITS:[^:]+]]: !emitc.ptr<f32>, %[[ALL:[^:]+]]: i1) {
 // CHECK-NEXT: %[[ARENA:.*]] = emitc.call_opaque "arena_of"(%[[S]]) {args = [0 : index]} : (!emitc.opaque<"const saguaro::ModelState&">) -> !emitc.ptr<f32>
 // CHECK-NEXT: %[[KV:.*]] = emitc.call_opaque "kv_of"(%[[S]]) {args = [0 : index]} : (!emitc.opaque<"const saguaro::ModelState&">) -> !emitc.ptr<f32>
 // logit_rows is all_logits ? n : 1.
@@ -63,7 +63,7 @@
 // CHECK-NEXT: emitc.return
 
 // CPP-LABEL: void saguaro_model_prefill(
-// CPP-SAME: const saguaro::ModelState& [[S:v[0-9]+]], const int32_t* [[TOK:v[0-9]+]], int32_t [[N:v[0-9]+]], int32_t [[POS:v[0-9]+]], float* [[LOGITS:v[0-9]+]], bool [[ALL:v[0-9]+]]) {
+// CPP-SAME: const saguaro::ModelState& [[S:v[0-9]+]], const int32_t* [[TOK:v[0-9]+]], int32_t [[N:v[0-9]+]], int32_t [[POS:v[0-9]+]], const float* [[SOFT:v[0-9]+]], const uint8_t* [[MASK:v[0-9]+]], float* [[LOGITS:v[0-9]+]], bool [[ALL:v[0-9]+]]) {
 // CPP-NEXT:  float* [[ARENA:v[0-9]+]] = arena_of([[S]]);
 // CPP-NEXT:  float* [[KV:v[0-9]+]] = kv_of([[S]]);
 // CPP-NEXT:  int32_t [[LROWS:v[0-9]+]] = [[ALL]] ? [[N]] : 1;
@@ -187,6 +187,30 @@ module {
     %0 = kern.alloc {offset = 0 : i64} : memref<4x8xf32>
     kern.call %0 : memref<4x8xf32> {args = [#kern.param<"rows">, 0 : index, 0 : index, #kern.param<"parallel">], callee = "cq_rotate_f32", template_args = [8]}
     kern.call %0 : memref<4x8xf32> {args = [#kern.param<"rows">, 0 : index, 0 : index, #kern.param<"parallel">], callee = "cq_rotate_f32", template_args = [8]}
+    return
+  }
+}
+
+// -----
+
+// A vision entry is saguaro_model_encode_image(state, patches, positions, rows, soft_tokens); its soft-token
+// rows are rows / pooling², and it has no KV cache.
+// CHECK-LABEL: emitc.func @saguaro_model_encode_image(
+// CHECK-SAME: %[[S:[^:]+]]: !emitc.opaque<"const saguaro::ModelState&">, %[[PX:[^:]+]]: !emitc.ptr<!emitc.opaque<"const float">>, %[[POS:[^:]+]]: !emitc.ptr<!emitc.opaque<"const int32_t">>, %[[N:[^:]+]]: i32, %[[OUT:[^:]+]]: !emitc.ptr<f32>) {
+// CHECK-NEXT: %[[ARENA:.*]] = emitc.call_opaque "arena_of"(%[[S]])
+// CHECK-NEXT: %[[NINE:.*]] = emitc.literal "9" : i32
+// CHECK-NEXT: %[[SOFT:.*]] = emitc.div %[[N]], %[[NINE]] : (i32, i32) -> i32
+// CHECK-NOT:  kv_of
+// CHECK:      emitc.call_opaque "saguaro::kernels::copy_rows_f32"(%[[N]], %[[PX]], %{{.*}})
+// CHECK:      emitc.call_opaque "saguaro::kernels::copy_rows_f32"(%[[SOFT]], %{{.*}}, %[[OUT]])
+// CPP-LABEL: void saguaro_model_encode_image(
+module {
+  func.func @encode_image() attributes {llm.entry = "vision", llm.pooling = 3 : i64} {
+    %a = kern.alloc {offset = 0 : i64} : memref<36x8xf32>
+    kern.call %a : memref<36x8xf32> {callee = "copy_rows_f32", template_args = [8], args = [#kern.param<"rows">, #kern.param<"patches">, 0 : index]}
+    %b = kern.alloc {offset = 1152 : i64} : memref<4x8xf32>
+    kern.call %a, %b : memref<36x8xf32>, memref<4x8xf32> {callee = "pool_patches_f32", template_args = [8, 3], args = [#kern.param<"rows">, #kern.param<"positions">, 0 : index, 1.0 : f32, 1 : index]}
+    kern.call %b : memref<4x8xf32> {callee = "copy_rows_f32", template_args = [8], args = [#kern.param<"soft_rows">, 0 : index, #kern.param<"soft_tokens">]}
     return
   }
 }

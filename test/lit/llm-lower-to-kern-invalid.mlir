@@ -274,3 +274,14 @@ module attributes {llm.max_seq = 8 : i64} {
     return %l : tensor<1x16xf32>
   }
 }
+
+// -----
+
+// A vision entry takes its patch rows and one position per row.
+module attributes {llm.max_seq = 16 : i64} {
+  // expected-error @+1 {{an encoder entry point takes its patch rows (tensor<Rxwxf32>) and their positions (tensor<Rx2xi32>)}}
+  func.func @encode_image(%px: tensor<36x48xf32>, %pos: tensor<9x2xi32>) -> tensor<36x48xf32> attributes {llm.entry = "vision", llm.pooling = 3 : i64} {
+    %p = llm.shift_scale %px {shift = 0.5 : f32, scale = 2.0 : f32} : tensor<36x48xf32>
+    return %p : tensor<36x48xf32>
+  }
+}

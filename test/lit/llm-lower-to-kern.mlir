@@ -289,3 +289,54 @@ module attributes {llm.max_seq = 8 : i64} {
     return %l : tensor<1x16xf32>
   }
 }
+
+// -----
+
+// A vision tower's entry: its patches are copied into the arena and updated there; a clamp of an activation a
+// later op still reads clamps a copy; 2-D RoPE, position embedding and pooling read the patch positions; the ops
+// after the pooling run over the soft-token rows, and the result is copied out to the caller's soft tokens.
+// CHECK-LABEL: func.func @encode_image() attributes {llm.entry = "vision", llm.pooling = 3 : i64} {
+// CHECK:       %[[PX:.*]] = kern.alloc : memref<36x48xf32>
+// CHECK-NEXT:  kern.call %[[PX]] : memref<36x48xf32> {args = [#kern.param<"rows">, #kern.param<"patches">, 0 : index], callee = "copy_rows_f32", template_args = [48]}
+// CHECK-NEXT:  kern.call %[[PX]] : memref<36x48xf32> {args = [#kern.param<"rows">, 0 : index, 5.000000e-01 : f32, 2.000000e+00 : f32], callee = "shift_scale_f32"
+// CHECK:       callee = "position_embed_2d_f32", template_args = [8, 64]
+// CHECK:       %[[QIN:.*]] = kern.alloc : memref<36x8xf32>
+// CHECK-NEXT:  kern.call %[[H:.*]], %[[QIN]] : {{.*}} callee = "copy_rows_f32"
+// CHECK-NEXT:  kern.call %[[QIN]] : memref<36x8xf32> {args = [#kern.param<"rows">, 0 : index, #kern.weight<"q.input_min">, #kern.weight<"q.input_max">], callee = "clamp_f32", template_args = [8]}
+// CHECK:       {args = [#kern.param<"rows">, #kern.param<"positions">, 0 : index, 1.000000e+02 : f32], callee = "rope_2d_f32", template_args = [2, 4]}
+// CHECK:       {args = [#kern.param<"rows">, 0 : index, 1 : index, 2 : index, 1.000000e+00 : f32, 3 : index, #kern.param<"parallel">], callee = "attention_full_f32", template_args = [2, 2, 4]}
+// CHECK:       {args = [#kern.param<"rows">, #kern.param<"positions">, 0 : index, 2.000000e+00 : f32, 1 : index], callee = "pool_patches_f32", template_args = [8, 3]}
+// CHECK-NEXT:  kern.call {{.*}} {args = [#kern.param<"soft_rows">, 0 : index, #kern.weight<"std_bias">, #kern.weight<"std_scale">], callee = "standardize_f32"
+// CHECK:       {args = [#kern.param<"soft_rows">, 0 : index, #kern.weight<"embed">, 1 : index, #kern.param<"parallel">], callee = "matmul_f32", template_args = [8, 24]}
+// CHECK-NEXT:  {args = [#kern.param<"soft_rows">, 0 : index, #kern.param<"soft_tokens">], callee = "copy_rows_f32", template_args = [24]}
+// CHECK-NEXT:  return
+module attributes {llm.max_seq = 16 : i64} {
+  func.func @encode_image(%px: tensor<36x48xf32>, %pos: tensor<36x2xi32>) -> tensor<4x24xf32> attributes {llm.entry = "vision", llm.pooling = 3 : i64} {
+    %x = llm.shift_scale %px {shift = 0.5 : f32, scale = 2.0 : f32} : tensor<36x48xf32>
+    %h0 = llm.linear %x {weight = #llm.weight<"patch">} : tensor<36x48xf32> -> tensor<36x8xf32>
+    %h = llm.position_embed_2d %h0, %pos {table = #llm.weight<"pos">, table_rows = 64 : i64} : tensor<36x8xf32>, tensor<36x2xi32>
+    %qi = llm.clamp %h {lo = #llm.weight<"q.input_min">, hi = #llm.weight<"q.input_max">} : tensor<36x8xf32>
+    %q = llm.linear %qi {weight = #llm.weight<"q">} : tensor<36x8xf32> -> tensor<36x8xf32>
+    %qr = llm.rope_2d %q, %pos {heads = 2 : i64, head_dim = 4 : i64, theta = 100.0 : f32} : tensor<36x8xf32>, tensor<36x2xi32>
+    %a = llm.bidirectional_attention %qr, %h, %h {heads = 2 : i64, kv_heads = 2 : i64, head_dim = 4 : i64, scale = 1.0 : f32} : tensor<36x8xf32>, tensor<36x8xf32>
+    %p = llm.pool_patches %a, %pos {kernel = 3 : i64, scale = 2.0 : f32} : tensor<36x8xf32>, tensor<36x2xi32> -> tensor<4x8xf32>
+    %s = llm.standardize %p {bias = #llm.weight<"std_bias">, scale = #llm.weight<"std_scale">} : tensor<4x8xf32>
+    %o = llm.linear %s {weight = #llm.weight<"embed">} : tensor<4x8xf32> -> tensor<4x24xf32>
+    return %o : tensor<4x24xf32>
+  }
+}
+
+// -----
+
+// A prefill of a model with a vision tower: the injected rows replace the embedding in place.
+// CHECK-LABEL: func.func @prefill() attributes {llm.entry = "prefill"} {
+// CHECK:       callee = "embed_f32"
+// CHECK-NEXT:  kern.call %{{.*}} : memref<4x16xf32> {args = [#kern.param<"rows">, #kern.param<"soft_embeds">, #kern.param<"soft_mask">, 0 : index], callee = "inject_rows_f32", template_args = [16]}
+module attributes {llm.max_seq = 16 : i64} {
+  func.func @prefill(%tokens: tensor<4xi32>) -> tensor<4x32xf32> attributes {llm.entry = "prefill"} {
+    %h = llm.embed %tokens {table = #llm.weight<"tok">} : tensor<4xi32> -> tensor<4x16xf32>
+    %i = llm.inject_embeddings %h : tensor<4x16xf32>
+    %l = llm.logits %i {weight = #llm.weight<"head">} : tensor<4x16xf32> -> tensor<4x32xf32>
+    return %l : tensor<4x32xf32>
+  }
+}
