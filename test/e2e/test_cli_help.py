@@ -10,7 +10,8 @@ import common
 COMMANDS = {
     "compile": ["-o", "--target", "--tokenizer", "--bits", "--kv-cache", "--hidden-tap", "--handoff"],
     "run": ["-p", "-n", "-t", "--seed", "--top-k", "--threads", "--target", "--max-seq"],
-    "logits": ["--token-ids", "-o", "--threads", "--target"],
+    "logits": ["--token-ids", "-o", "--soft-tokens", "--threads", "--target"],
+    "encode": ["--image", "--pixels", "--max-soft-tokens", "-o", "--threads", "--target"],
     "tokenize": ["--decode", "--no-special"],
     "eval": ["--text", "--bits", "--method", "--calibration", "--tasks", "--score-after", "--json"],
     "calibrate": ["--text", "--token-ids", "-o", "--tokenizer"],
