@@ -9,6 +9,10 @@ table, 280 soft tokens per image compiled in).
 - x86-avx2 (and x86-avx512vnni where the CPU has it) against generic within the ISA tolerance of the other logits
   tests, 1e-4 of the scale; and the tower quantized to CQ4 (--bits 4) runs: its soft tokens are finite and
   correlated with the reference (a smoke check of the integer path; its error is the quantization's).
+- From an image file (`saguaro encode --image`, a PNG of ../shared/data, skipped without it) with the model's own
+  preprocessor_config.json (budget 70): the soft tokens of the released processor's rules (Pillow resize,
+  test/reference/gemma4_image_reference.py) through the reference tower, within the same 1e-3; the budget
+  compiled in is the processor's.
 - Logits of a prompt holding an image (the placeholder expanded to begin-image, n soft tokens, end-image; the soft
   tokens from `saguaro encode` injected by `saguaro logits --soft-tokens`) equal the reference's within 1e-3,
   with a float32 KV cache.
@@ -91,6 +95,32 @@ def main():
         corr = float(np.corrcoef(cq4.ravel(), ref.ravel())[0, 1])
         check(f"{kind}, landscape, CQ4 tower", np.isfinite(cq4).all() and corr > 0.9,
               f"correlation with the reference {corr:.4f}, max |error| {float(np.abs(cq4 - ref).max()):.3g}")
+
+    # From an image file, through the model's own image processor config (whose budget is compiled in).
+    png = os.path.join(args.shared_dir, "data", "images", "phototest.derived.png")
+    if os.path.exists(png):
+        import json, shutil
+        with_processor = os.path.join(w, "clipped-processor")
+        shutil.copytree(models["clipped"], with_processor, dirs_exist_ok=True)
+        config = {"image_processor_type": "Gemma4ImageProcessor", "patch_size": 4, "pooling_kernel_size": 3,
+                  "max_soft_tokens": 70, "do_resize": True, "resample": 3, "do_rescale": True,
+                  "rescale_factor": 1 / 255, "do_normalize": False, "do_convert_rgb": True}
+        json.dump(config, open(os.path.join(with_processor, "preprocessor_config.json"), "w"))
+        out = os.path.join(w, "from-png.npy")
+        common.run([args.saguaro, "encode", with_processor, "--image", png, "-o", out, "--target", "generic"], args)
+        resized = os.path.join(w, "png-resized.npy")
+        common.run([common.python(), common.reference_script(args, "gemma4_image_reference.py"), png,
+                    os.path.join(with_processor, "preprocessor_config.json"), os.path.join(w, "png-patches.npy"),
+                    os.path.join(w, "png-positions.npy"), "--resized", resized], args)
+        pixels["png"] = resized
+        ref = reference_soft_tokens(with_processor, "png")
+        ours = np.load(out)
+        scale = float(np.abs(ref).max())
+        err = float(np.abs(ours - ref).max()) if ours.shape == ref.shape else float("inf")
+        check(f"--image {os.path.basename(png)}, budget 70: {ref.shape[0]} soft tokens", err <= ATOL_SCALE * scale,
+              f"max |ours - reference| {err:.3g}, scale {scale:.3g}")
+    else:
+        print(f"skipped --image: {png} is absent (../shared)")
 
     # A prompt holding an image: the reference expands the placeholder and computes its own soft tokens.
     model = models["clipped"]
