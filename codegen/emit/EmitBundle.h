@@ -19,7 +19,7 @@ namespace saguaro {
 struct BundleVision {
   int64_t maxRows = 0, rowWidth = 0, patchSize = 0, pooling = 0, positionLimit = 0, outDim = 0;
   int64_t tokenId = -1, beginId = -1, endId = -1, padId = 0;
-  int64_t layers = 0, dim = 0; // the tower's depth and width, for people reading the manifest
+  int64_t layers = 0, dim = 0, hidden = 0, heads = 0, kvHeads = 0, headDim = 0; // its shape, for the manifest
 };
 
 /// The model as a bundle states it: model.cpp's ModelSpec and manifest.json's "model".

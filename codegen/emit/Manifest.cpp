@@ -157,6 +157,10 @@ llvm::json::Value bundle::manifest(ModuleOp m, const ModuleFacts &facts, const B
   if (const std::optional<BundleVision> &v = d.vision)
     manifest["vision"] = llvm::json::Object{{"layers", v->layers},
                                             {"dim", v->dim},
+                                            {"hidden", v->hidden},
+                                            {"heads", v->heads},
+                                            {"kv_heads", v->kvHeads},
+                                            {"head_dim", v->headDim},
                                             {"patch_size", v->patchSize},
                                             {"pooling", v->pooling},
                                             {"max_patches", v->maxRows},

@@ -17,11 +17,12 @@ struct BenchOptions {
   std::string target;             // empty: the widest target the host runs (kernels::native_target)
   std::string kvCache = kDefaultKvCache; // KV-cache elements of the benchmarked bundles (saguaro compile --kv-cache)
   int promptTokens = 128;         // the prompt the prefill is timed on (saguaro_bundle --bench --prompt-tokens)
+  bool image = false;             // the vision tower instead of the decoder (saguaro_bundle --bench-image)
   bool json = false;
 };
 
-/// Compiles (through the bundle cache), builds and runs `saguaro_bundle --bench` for every bits value and
-/// prints one table, or JSON; returns the process exit code.
+/// Compiles (through the bundle cache), builds and runs `saguaro_bundle --bench` (with `image`: `--bench-image`) for
+/// every bits value and thread count and prints one table, or JSON; returns the process exit code.
 int runModelBench(const BenchOptions &options);
 
 } // namespace saguaro

@@ -117,7 +117,7 @@ BundleModel bundleModel(const ModelDesc &d) {
   if (const VisionTower &v = d.vision; v.layers > 0)
     m.vision = BundleVision{v.maxSoftTokens * v.pooling * v.pooling, 3 * v.patchSize * v.patchSize, v.patchSize,
                             v.pooling, v.positionRows, d.dim, v.imageTokenId, v.beginId, v.endId, v.padId, v.layers,
-                            v.dim};
+                            v.dim, v.hidden, v.heads, v.kvHeads, v.headDim};
   return m;
 }
 

@@ -210,9 +210,10 @@ std::vector<TensorPlan> planTensors(const Shapes &s) {
   return t;
 }
 
-/// Every tensor Gemma4Import reads for this config (the text decoder; no towers), in the importer's order: norm
-/// weights and layer_scalar 1 ± 0.02 (Gemma 4 multiplies by the weight itself), tables N(0, initializer_range²),
-/// linears N(0, 1/in_features). The weights of ones that the importer adds itself are not written.
+/// Every tensor Gemma4Import reads for this config (the text decoder, and the vision tower of a vision_config), in
+/// the importer's order: norm weights and layer_scalar 1 ± 0.02 (Gemma 4 multiplies by the weight itself), tables
+/// N(0, initializer_range²), linears N(0, 1/in_features), a clipped linear's bounds ∓1000 (wide open). The weights
+/// of ones that the importer adds itself are not written.
 llvm::Expected<std::vector<TensorPlan>> planGemma4(const std::string &path, const llvm::json::Object &c,
                                                    llvm::StringRef architecture) {
   ModelDesc d;
@@ -222,14 +223,17 @@ llvm::Expected<std::vector<TensorPlan>> planGemma4(const std::string &path, cons
   double embedStd = c.getNumber("initializer_range").value_or(0.02);
   std::vector<TensorPlan> t;
   for (auto &[name, shape] : expectedTensors(d)) {
-    if (llvm::any_of(d.layerWeights, [&](const LayerWeights &l) { return l.vNorm == name; }))
+    if (llvm::any_of(d.layerWeights, [&](const LayerWeights &l) { return l.vNorm == name; }) ||
+        name == d.vision.headOnes || name == d.vision.dimOnes)
       continue;
-    if (shape.size() == 1)
+    if (shape.empty())
+      t.push_back({name, shape, llvm::StringRef(name).ends_with("_min") ? -1000.0 : 1000.0, 0.0});
+    else if (shape.size() == 1)
       t.push_back({name, shape, 1.0, 0.02});
     else if (name == d.tokEmbedding || name == d.ple.table)
       t.push_back({name, shape, 0.0, embedStd > 0 ? embedStd : 0.02});
     else
-      t.push_back({name, shape, 0.0, 1.0 / std::sqrt(static_cast<double>(shape[1]))});
+      t.push_back({name, shape, 0.0, 1.0 / std::sqrt(static_cast<double>(shape.back()))});
   }
   return t;
 }

@@ -419,6 +419,8 @@ int cmdModelBench(const Args &a) {
   if (!promptTokens || *promptTokens < 1 || *promptTokens > (1 << 20))
     return fail(promptTokens ? "--prompt-tokens needs a positive number" : llvm::toString(promptTokens.takeError()));
   o.promptTokens = static_cast<int>(*promptTokens);
+  if ((o.image = a.has("--image")) && !a.has("--bits"))
+    o.bits = {4}; // the tower's default quantization
   for (auto [flag, out] : {std::pair<const char *, std::vector<int> *>{"--bits", &o.bits}, {"--threads", &o.threads}})
     if (a.has(flag)) {
       auto list = intList(flag, a.value(flag));
@@ -589,6 +591,8 @@ std::vector<cli::Command> commands() {
         {"--policy", "FILE", "instead of --bits: one bundle quantized as compile --policy says"},
         {"--threads", "LIST", "thread counts, comma-separated; default 1 and every hardware thread"},
         {"--prompt-tokens", "N", "prompt length of the prefill measurement; default 128"},
+        {"--image", "", "the vision tower instead: encoder, soft-token prefill and preprocessing of one image "
+                        "(bits default 4)"},
         {"--target", "T", "as compile's; default native"},
         {"--kv-cache", "T", "f16 (default) or f32"},
         {"--json", "", "print JSON instead of a table"}},

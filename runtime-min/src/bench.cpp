@@ -206,6 +206,72 @@ uint64_t mac_neon(uint64_t iters, int32_t* out) {
 }
 #endif
 
+// --- float32 fused multiply-add peak -----------------------------------------------------------------------------
+// As the int8 kernels: register-resident FMAs on independent accumulators, returning how many float32
+// multiply-accumulates that was (the vision tower's float work, attention, runs on these).
+
+uint64_t fma_scalar(uint64_t iters, int32_t* out) {
+  float acc[8] = {}, a = 1.0000001f, b = 1e-7f;
+  for (uint64_t i = 0; i < iters; ++i)
+    for (int k = 0; k < 8; ++k) {
+      __asm__ volatile("" : "+r"(b));
+      acc[k] = acc[k] * a + b;
+    }
+  *out = static_cast<int32_t>(acc[0] + acc[7]);
+  return iters * 8;
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+// vfmadd on ymm: 8 float MACs per instruction, eight chains to cover the latency on both FMA pipes.
+__attribute__((target("avx2,fma"))) uint64_t fma_avx2(uint64_t iters, int32_t* out) {
+  const __m256 a = _mm256_set1_ps(1.0000001f);
+  __m256 b = _mm256_set1_ps(1e-7f);
+  __m256 c0 = _mm256_setzero_ps(), c1 = c0, c2 = c0, c3 = c0, c4 = c0, c5 = c0, c6 = c0, c7 = c0;
+  for (uint64_t i = 0; i < iters; ++i) {
+    __asm__ volatile("" : "+x"(b));
+    c0 = _mm256_fmadd_ps(c0, a, b), c1 = _mm256_fmadd_ps(c1, a, b), c2 = _mm256_fmadd_ps(c2, a, b);
+    c3 = _mm256_fmadd_ps(c3, a, b), c4 = _mm256_fmadd_ps(c4, a, b), c5 = _mm256_fmadd_ps(c5, a, b);
+    c6 = _mm256_fmadd_ps(c6, a, b), c7 = _mm256_fmadd_ps(c7, a, b);
+  }
+  const __m256 s = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(c0, c1), _mm256_add_ps(c2, c3)),
+                                 _mm256_add_ps(_mm256_add_ps(c4, c5), _mm256_add_ps(c6, c7)));
+  *out = static_cast<int32_t>(_mm256_cvtss_f32(s));
+  return iters * 8 * 8;
+}
+
+// The same on zmm: 16 float MACs per instruction.
+__attribute__((target("avx512f"))) uint64_t fma_avx512(uint64_t iters, int32_t* out) {
+  const __m512 a = _mm512_set1_ps(1.0000001f);
+  __m512 b = _mm512_set1_ps(1e-7f);
+  __m512 c0 = _mm512_setzero_ps(), c1 = c0, c2 = c0, c3 = c0, c4 = c0, c5 = c0, c6 = c0, c7 = c0;
+  for (uint64_t i = 0; i < iters; ++i) {
+    __asm__ volatile("" : "+v"(b));
+    c0 = _mm512_fmadd_ps(c0, a, b), c1 = _mm512_fmadd_ps(c1, a, b), c2 = _mm512_fmadd_ps(c2, a, b);
+    c3 = _mm512_fmadd_ps(c3, a, b), c4 = _mm512_fmadd_ps(c4, a, b), c5 = _mm512_fmadd_ps(c5, a, b);
+    c6 = _mm512_fmadd_ps(c6, a, b), c7 = _mm512_fmadd_ps(c7, a, b);
+  }
+  const __m512 s = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(c0, c1), _mm512_add_ps(c2, c3)),
+                                 _mm512_add_ps(_mm512_add_ps(c4, c5), _mm512_add_ps(c6, c7)));
+  *out = static_cast<int32_t>(_mm512_reduce_add_ps(s));
+  return iters * 8 * 16;
+}
+#elif defined(__aarch64__)
+// FMLA on q registers: 4 float MACs per instruction.
+uint64_t fma_neon(uint64_t iters, int32_t* out) {
+  const float32x4_t a = vdupq_n_f32(1.0000001f);
+  float32x4_t b = vdupq_n_f32(1e-7f);
+  float32x4_t c0 = vdupq_n_f32(0), c1 = c0, c2 = c0, c3 = c0, c4 = c0, c5 = c0, c6 = c0, c7 = c0;
+  for (uint64_t i = 0; i < iters; ++i) {
+    __asm__ volatile("" : "+w"(b));
+    c0 = vfmaq_f32(b, c0, a), c1 = vfmaq_f32(b, c1, a), c2 = vfmaq_f32(b, c2, a), c3 = vfmaq_f32(b, c3, a);
+    c4 = vfmaq_f32(b, c4, a), c5 = vfmaq_f32(b, c5, a), c6 = vfmaq_f32(b, c6, a), c7 = vfmaq_f32(b, c7, a);
+  }
+  const float32x4_t s = vaddq_f32(vaddq_f32(vaddq_f32(c0, c1), vaddq_f32(c2, c3)), vaddq_f32(vaddq_f32(c4, c5), vaddq_f32(c6, c7)));
+  *out = static_cast<int32_t>(vgetq_lane_f32(s, 0));
+  return iters * 8 * 4;
+}
+#endif
+
 using MacKernel = uint64_t (*)(uint64_t, int32_t*);
 
 // The widest int8 dot-product kernel this CPU runs, and its name for the report.
@@ -221,7 +287,18 @@ MacKernel widest_mac_kernel(const char** isa) {
   return *isa = "scalar", &mac_scalar;
 }
 
-// Best of several ~0.2 s runs (one copy of the loop per thread of `par`, all at once), in 1e9 int8 MACs per second.
+// The widest float32 FMA kernel this CPU runs, and its name for the report.
+MacKernel widest_fma_kernel(const char** isa) {
+#if defined(__x86_64__) || defined(__i386__)
+  if (kernels::cpu_runs_x86_avx512vnni()) return *isa = "avx512-fma", &fma_avx512;
+  if (kernels::cpu_runs_x86_avx2()) return *isa = "avx2-fma", &fma_avx2;
+#elif defined(__aarch64__)
+  return *isa = "neon-fmla", &fma_neon;
+#endif
+  return *isa = "scalar", &fma_scalar;
+}
+
+// Best of several ~0.2 s runs (one copy of the loop per thread of `par`, all at once), in 1e9 MACs per second.
 double mac_peak_gops(MacKernel kernel, const kernels::Parallel* par) {
   volatile int32_t sink = 0;
   int32_t r = 0;
@@ -385,6 +462,88 @@ int run_bench(const std::string& bundle, const std::string& out_path, int32_t th
                         {"mac_isa", isa},
                         {"decode_efficiency", median(efficiencies)},
                         {"decode_weight_efficiency", median(weight_efficiencies)}};
+  std::ofstream f(out_path);
+  f << out.dump(2) << "\n";
+  if (!f) return fail(out_path + ": cannot write");
+  return 0;
+}
+
+int run_bench_image(const std::string& bundle, const std::string& out_path, int32_t threads, WeightsLoad load) {
+  const ModelSpec& spec = saguaro_model_spec();
+  std::string path = bundle, err;
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) path += "/weights.sgw";
+  if (!spec.vision) return fail(path + ": --bench-image needs a model with a vision tower");
+  const EncoderSpec& vision = *spec.vision;
+  std::unique_ptr<Blob> blob = Blob::open(path, &err, load);
+  if (!blob) return fail(err);
+  std::unique_ptr<BoundModel> model = BoundModel::bind(spec, *blob, &err);
+  if (!model) return fail(err);
+  model->set_threads(threads);
+  const kernels::Parallel* par = static_cast<const kernels::Parallel*>(model->state().parallel);
+
+  // A whole budget: the most nearly square grid of soft tokens the position table holds, of random pixels.
+  const int32_t k = vision.pooling, soft = vision.max_rows / (k * k);
+  int32_t tall = 1;
+  for (int32_t a = 1; a * a <= soft; ++a)
+    if (soft % a == 0 && soft / a * k <= vision.position_limit) tall = a;
+  const int32_t wide = soft / tall, rows = soft * k * k;
+  if (soft + 2 > spec.max_seq)
+    return fail(path + ": --bench-image needs max_seq >= " + std::to_string(soft + 2) + ", the bundle has " +
+                std::to_string(spec.max_seq));
+  std::vector<float> patches(static_cast<size_t>(rows) * vision.row_width);
+  uint64_t rng = 0x5eed;
+  for (float& x : patches) x = static_cast<float>((rng = rng * 6364136223846793005ull + 1442695040888963407ull) >> 40) / 16777216.0f;
+  std::vector<int32_t> positions;
+  for (int32_t y = 0; y < tall * k; ++y)
+    for (int32_t x = 0; x < wide * k; ++x) positions.insert(positions.end(), {x, y});
+  std::vector<float> soft_tokens(static_cast<size_t>(soft) * vision.out_dim);
+  auto encode = [&] {
+    const double t0 = now_s();
+    if (!model->encode_image(patches.data(), positions.data(), rows, soft_tokens.data()))
+      throw std::runtime_error("out of memory for the vision tower's arena");
+    return now_s() - t0;
+  };
+  // The prompt an image becomes: begin-image, the soft tokens, end-image.
+  std::vector<int32_t> ids(static_cast<size_t>(soft) + 2, vision.pad_id);
+  ids.front() = vision.begin_id, ids.back() = vision.end_id;
+  std::vector<uint8_t> mask(ids.size(), 0);
+  std::fill(mask.begin() + 1, mask.end() - 1, 1);
+  std::vector<float> rows_in(ids.size() * static_cast<size_t>(spec.dim));
+  std::vector<float> logits(static_cast<size_t>(spec.vocab));
+  auto prefill = [&] {
+    std::copy(soft_tokens.begin(), soft_tokens.end(), rows_in.begin() + spec.dim);
+    model->clear_kv();
+    const double t0 = now_s();
+    const int32_t n = static_cast<int32_t>(ids.size());
+    for (int32_t p = 0; p < n; p += spec.prefill_chunk)
+      saguaro_model_prefill(model->state(), ids.data() + p, std::min(spec.prefill_chunk, n - p), p,
+                            rows_in.data() + static_cast<size_t>(p) * spec.dim, mask.data() + p, logits.data(), false);
+    return now_s() - t0;
+  };
+  encode();  // warm-up: the weights paged in, the arena's first touch
+  prefill();
+  const uint64_t peak_rss = peak_rss_bytes();
+  const std::vector<double> encode_times = time_runs(encode), prefill_times = time_runs(prefill);
+  const char *mac_isa = nullptr, *fma_isa = nullptr;
+  const double mac_peak = mac_peak_gops(widest_mac_kernel(&mac_isa), par);
+  const double fma_peak = mac_peak_gops(widest_fma_kernel(&fma_isa), par);
+  nlohmann::json out = {{"model", spec.name},
+                        {"threads", model->threads()},
+                        {"patches", rows},
+                        {"grid", {wide * k, tall * k}},
+                        {"soft_tokens", soft},
+                        {"encode_ms", 1e3 * median(encode_times)},
+                        {"encode_runs", encode_times.size()},
+                        {"prefill_tokens", ids.size()},
+                        {"prefill_ms", 1e3 * median(prefill_times)},
+                        {"prefill_runs", prefill_times.size()},
+                        {"vision_arena_bytes", vision.arena_bytes},
+                        {"peak_rss_bytes", peak_rss},
+                        {"mac_peak_gops", mac_peak},
+                        {"mac_isa", mac_isa},
+                        {"fma_peak_gflops", fma_peak},
+                        {"fma_isa", fma_isa}};
   std::ofstream f(out_path);
   f << out.dump(2) << "\n";
   if (!f) return fail(out_path + ": cannot write");

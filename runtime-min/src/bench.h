@@ -26,4 +26,10 @@ constexpr int32_t kBenchPromptTokens = 128;
 int run_bench(const std::string& bundle, const std::string& out_path, int32_t threads, WeightsLoad load,
               int32_t prompt_tokens = kBenchPromptTokens);
 
+/// `--bench-image`: the vision tower on a whole budget of random patches (the most nearly square grid of soft tokens
+/// the position table holds), the prefill of the prompt it becomes (begin-image, the soft tokens, end-image), both
+/// the median of several runs, with the machine's int8 and float32 multiply-accumulate peaks measured in the same
+/// process; written to `out_path` as JSON. Returns the process exit code.
+int run_bench_image(const std::string& bundle, const std::string& out_path, int32_t threads, WeightsLoad load);
+
 }  // namespace saguaro

@@ -31,7 +31,7 @@ const char* const kUsage =
     "[--repetition-penalty R] | saguaro_bundle BUNDLE --logits IDS_FILE -o OUT.npy | "
     "saguaro_bundle BUNDLE --gram IDS_FILE -o DIR | saguaro_bundle BUNDLE --capture PROMPTS_FILE -o DIR [--max-new N] | "
     "saguaro_bundle BUNDLE --complete MESSAGES_FILE [--options OPTIONS_FILE] | saguaro_bundle BUNDLE --serve-stdio | "
-    "saguaro_bundle BUNDLE --bench -o OUT.json [--prompt-tokens N] | "
+    "saguaro_bundle BUNDLE --bench -o OUT.json [--prompt-tokens N] | saguaro_bundle BUNDLE --bench-image -o OUT.json | "
     "saguaro_bundle BUNDLE --encode-image PATCHES.npy --positions POS.npy -o OUT.npy; "
     "--logits also takes --soft-tokens SOFT.npy (the rows its image placeholders take); "
     "every mode takes --threads N (0, the default: every hardware thread); all but --complete and --serve-stdio "
@@ -65,6 +65,7 @@ struct Args {
   std::string patches_file, positions_file, soft_tokens_file;  // --encode-image, --positions, --soft-tokens
   bool has_prompt = false;  // without -p the prompt is empty, as in run.c
   bool bench = false;
+  bool bench_image = false;  // --bench-image: the vision tower's bench instead of the decoder's
   bool serve_stdio = false;
   WeightsLoad load = WeightsLoad::kRead;  // --mmap: WeightsLoad::kMap
   int32_t threads = 0;
@@ -85,6 +86,10 @@ bool parse_args(int argc, char** argv, Args* a, std::string* err) {
     const std::string flag = argv[i];
     if (flag == "--bench") {
       a->bench = true;
+      continue;
+    }
+    if (flag == "--bench-image") {
+      a->bench = a->bench_image = true;
       continue;
     }
     if (flag == "--serve-stdio") {
@@ -428,6 +433,7 @@ int bundle_main(int argc, char** argv) {
     Args a;
     std::string err;
     if (!parse_args(argc, argv, &a, &err)) return fail(err);
+    if (a.bench_image) return run_bench_image(a.bundle, a.out_file, a.threads, a.load);
     if (a.bench) return run_bench(a.bundle, a.out_file, a.threads, a.load, a.prompt_tokens);
     if (!a.complete_file.empty()) return run_complete(a);
     if (a.serve_stdio) return run_serve_stdio(a);
