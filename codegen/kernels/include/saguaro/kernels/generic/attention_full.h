@@ -36,20 +36,20 @@ inline void attention_full_f32(int32_t rows, const float* q, const float* k, con
       const int64_t r = i / H;
       const int h = static_cast<int>(i % H);
       const float* qh = q + (r * H + h) * HD;
-      const float* kh = k + static_cast<int64_t>(h / kKvMul) * HD;
-      const float* vh = v + static_cast<int64_t>(h / kKvMul) * HD;
-      float max_val = attention_score<HD>(qh, kh, scale);
+      const float* k0 = k + static_cast<int64_t>(h / kKvMul) * HD;  // row 0 of the KV head h reads
+      const float* v0 = v + static_cast<int64_t>(h / kKvMul) * HD;
+      float max_val = attention_score<HD>(qh, k0, scale);
       for (int32_t t = 1; t < rows; ++t) {
-        const float s = attention_score<HD>(qh, kh + t * kKvStride, scale);
+        const float s = attention_score<HD>(qh, k0 + t * kKvStride, scale);
         if (s > max_val) max_val = s;
       }
       float sum = 0.0f;
-      for (int32_t t = 0; t < rows; ++t) sum += expf(attention_score<HD>(qh, kh + t * kKvStride, scale) - max_val);
+      for (int32_t t = 0; t < rows; ++t) sum += expf(attention_score<HD>(qh, k0 + t * kKvStride, scale) - max_val);
       float* xb = out + (r * H + h) * HD;
       for (int j = 0; j < HD; ++j) xb[j] = 0.0f;
       for (int32_t t = 0; t < rows; ++t) {
-        const float a = expf(attention_score<HD>(qh, kh + t * kKvStride, scale) - max_val) / sum;
-        const float* vt = vh + t * kKvStride;
+        const float a = expf(attention_score<HD>(qh, k0 + t * kKvStride, scale) - max_val) / sum;
+        const float* vt = v0 + t * kKvStride;
         for (int j = 0; j < HD; ++j) xb[j] += a * vt[j];
       }
     }

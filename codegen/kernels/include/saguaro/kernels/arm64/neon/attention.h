@@ -48,9 +48,9 @@ struct Ops {
     vst1_u16(dst, vreinterpret_u16_f16(vcvt_f16_f32(vld1q_f32(src))));
   }
 
-  /// acc[m] = acc[m]·corr[m] + Σ_u e[m][u]·v_u, CW vectors of HD at a time for all M heads: up to one 64-byte line
-  /// of a V row per pass, with at most 16 accumulators (M × CW) live in registers.
-  template <int HD, int M, class KV>
+  /// acc[m] = acc[m]·corr[m] + Σ_u e[m][u]·v_u, v_u = v + u·Ld, CW vectors of HD at a time for all M heads: up to
+  /// one 64-byte line of a V row per pass, with at most 16 accumulators (M × CW) live in registers.
+  template <int HD, int M, int Ld, class KV>
   static void weigh_values(float (*acc)[HD], float (*e)[online_attention::kBlock], const float* corr, const KV* v,
                            int nt, const KV*) {
     constexpr int C = HD / 4;
@@ -64,7 +64,7 @@ struct Ops {
         for (int w = 0; w < CW; ++w) a[m][w] = vmulq_f32(vld1q_f32(acc[m] + 4 * (c + w)), cm);
       }
       const KV* vu = v + 4 * c;
-      for (int u = 0; u < nt; ++u, vu += HD) {
+      for (int u = 0; u < nt; ++u, vu += Ld) {
         float32x4_t vv[CW];
         #pragma GCC unroll 4
         for (int w = 0; w < CW; ++w) vv[w] = detail::load4(vu + 4 * w);

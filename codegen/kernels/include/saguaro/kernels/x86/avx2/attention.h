@@ -56,9 +56,10 @@ struct Ops {
     _mm_storeu_si128(reinterpret_cast<__m128i*>(dst), _mm256_cvtps_ph(_mm256_loadu_ps(src), _MM_FROUND_TO_NEAREST_INT));
   }
 
-  /// acc[m] = acc[m]·corr[m] + Σ_u e[m][u]·v_u: the block's V rows are read once, in order (requested 8 rows
-  /// ahead), and each accumulator vector (in L1) takes four positions per load and store.
-  template <int HD, int M, class KV>
+  /// acc[m] = acc[m]·corr[m] + Σ_u e[m][u]·v_u, v_u = v + u·Ld: the block's V rows are read once, in order
+  /// (contiguous ones requested 8 rows ahead), and each accumulator vector (in L1) takes four positions per load and
+  /// store.
+  template <int HD, int M, int Ld, class KV>
   static void weigh_values(float (*acc)[HD], float (*e)[online_attention::kBlock], const float* corr, const KV* v,
                            int nt, const KV* vnext) {
     constexpr int C = HD / 8;
@@ -69,9 +70,11 @@ struct Ops {
     }
     int u = 0;
     for (; u + 4 <= nt; u += 4) {
-      const KV* vu = v + static_cast<int64_t>(u) * HD;
-      prefetch_l1(vu + 8 * HD, kStepBytes);
-      if (vnext) prefetch_l2(vnext + static_cast<int64_t>(u) * HD, kStepBytes);
+      const KV* vu = v + static_cast<int64_t>(u) * Ld;
+      if constexpr (Ld == HD) {
+        prefetch_l1(vu + 8 * HD, kStepBytes);
+        if (vnext) prefetch_l2(vnext + static_cast<int64_t>(u) * HD, kStepBytes);
+      }
       __m256 w[M][4];
       #pragma GCC unroll 16
       for (int m = 0; m < M; ++m)
@@ -81,7 +84,7 @@ struct Ops {
       for (int c = 0; c < C; ++c) {
         __m256 vv[4];
         #pragma GCC unroll 4
-        for (int z = 0; z < 4; ++z) vv[z] = detail::load8(vu + z * HD + 8 * c);
+        for (int z = 0; z < 4; ++z) vv[z] = detail::load8(vu + z * Ld + 8 * c);
         #pragma GCC unroll 16
         for (int m = 0; m < M; ++m) {
           __m256 a = _mm256_loadu_ps(acc[m] + 8 * c);
@@ -92,7 +95,7 @@ struct Ops {
       }
     }
     for (; u < nt; ++u) {
-      const KV* vu = v + static_cast<int64_t>(u) * HD;
+      const KV* vu = v + static_cast<int64_t>(u) * Ld;
       for (int c = 0; c < C; ++c) {
         const __m256 v0 = detail::load8(vu + 8 * c);
         for (int m = 0; m < M; ++m)
