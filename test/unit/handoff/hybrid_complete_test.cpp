@@ -63,7 +63,7 @@ TEST_F(Hybrid, LowConfidenceGoesToTheCloud) {
   EXPECT_EQ(raw.rfind("POST /v1/chat/completions HTTP/1.1\r\n", 0), 0u) << raw;
   EXPECT_EQ(json::parse(request_body(raw))["messages"][1]["content"], "2+2?");
   // The ledger was settled with the reported usage, not the reservation.
-  EXPECT_EQ(SpendLedger(dir_.file("ledger.json")).usage(test::now_ms()).tokens_last_hour, 15);
+  EXPECT_EQ(SpendLedger(dir_.file("ledger.json")).usage(test::now_ms()).hour.tokens, 15);
 }
 
 TEST_F(Hybrid, AnthropicAndGeminiOnTheWire) {
@@ -142,7 +142,7 @@ TEST_F(Hybrid, DryRunRecordsWithoutSendingOrLeakingTheKey) {
   ASSERT_EQ(::stat(dir_.file("dry.jsonl").c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 077, 0u);
   // Nothing was spent.
-  EXPECT_EQ(SpendLedger(dir_.file("ledger.json")).usage(test::now_ms()).handoffs_last_day, 0);
+  EXPECT_EQ(SpendLedger(dir_.file("ledger.json")).usage(test::now_ms()).day.handoffs, 0);
 }
 
 TEST_F(Hybrid, PrivacySwitchesKeepMediaOnTheDevice) {

@@ -67,10 +67,10 @@ TEST(Options, EveryKeyIsRead) {
   EXPECT_DOUBLE_EQ(o.confidence_threshold, 0.25);
   EXPECT_FALSE(o.auto_handoff);
   EXPECT_EQ(o.max_cloud_tokens, 77);
-  EXPECT_EQ(o.caps.handoffs_per_hour, 1);
-  EXPECT_EQ(o.caps.handoffs_per_day, 2);
-  EXPECT_EQ(o.caps.tokens_per_hour, 3);
-  EXPECT_EQ(o.caps.tokens_per_day, 4);
+  EXPECT_EQ(o.caps.hour.handoffs, 1);
+  EXPECT_EQ(o.caps.day.handoffs, 2);
+  EXPECT_EQ(o.caps.hour.tokens, 3);
+  EXPECT_EQ(o.caps.day.tokens, 4);
   ASSERT_EQ(o.routes.count("math"), 1u);
   EXPECT_EQ(*o.routes["math"].provider, "gemini");
   EXPECT_TRUE(o.send_images && o.send_audio && o.dry_run);
