@@ -11,14 +11,10 @@
 #include "saguaro/handoff/spend_ledger.h"
 #include "test_support.h"
 
-namespace saguaro::handoff {
+namespace saguaro::handoff::test {
 namespace {
 
 using nlohmann::json;
-using test::FakeBehavior;
-using test::FakeCloudServer;
-using test::kFakeKey;
-using test::TempDir;
 
 const json kQuestion = json::parse(R"([{"role":"system","content":"Be brief."},{"role":"user","content":"2+2?"}])");
 
@@ -212,4 +208,4 @@ TEST_F(Hybrid, RemoteCloudWithoutKeyOrOverPlainHttpIsRefused) {
 }
 
 }  // namespace
-}  // namespace saguaro::handoff
+}  // namespace saguaro::handoff::test

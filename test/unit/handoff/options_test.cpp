@@ -5,11 +5,10 @@
 #include "saguaro/handoff/options.h"
 #include "test_support.h"
 
-namespace saguaro::handoff {
+namespace saguaro::handoff::test {
 namespace {
 
 using nlohmann::json;
-using test::fake_env;
 
 std::string error_of(const json& options, const EnvLookup& env = fake_env({{"HOME", "/home/u"}})) {
   try {
@@ -140,4 +139,4 @@ TEST(Options, RoutesOverrideTheTargetPerTask) {
 }
 
 }  // namespace
-}  // namespace saguaro::handoff
+}  // namespace saguaro::handoff::test

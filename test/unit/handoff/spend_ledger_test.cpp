@@ -14,10 +14,8 @@
 #include "saguaro/handoff/spend_ledger.h"
 #include "test_support.h"
 
-namespace saguaro::handoff {
+namespace saguaro::handoff::test {
 namespace {
-
-using test::TempDir;
 
 constexpr long long kHour = 3600LL * 1000;
 const long long kNow = 1'800'000'000'000LL;
@@ -148,4 +146,4 @@ TEST(SpendLedger, RacingProcessesCannotOvershootTheCap) {
 }
 
 }  // namespace
-}  // namespace saguaro::handoff
+}  // namespace saguaro::handoff::test
