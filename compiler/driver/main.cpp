@@ -243,31 +243,31 @@ int cmdCompile(const Args &a) {
   return 0;
 }
 
-int cmdRun(const Args &a) {
-  if (!a.has("-p"))
-    return fail("run needs -p PROMPT");
+/// Runs the bundle program of MODEL_OR_BUNDLE (compiled through the cache and built first) with `args`, in place of
+/// this process.
+int runBundleProgram(const Args &a, const std::vector<std::string> &args) {
   auto bundle = bundleFor(a);
   if (!bundle)
     return fail(llvm::toString(bundle.takeError()));
   auto exe = buildBundle(*bundle);
   if (!exe)
     return fail(llvm::toString(exe.takeError()));
-  return execBundle(*exe, *bundle, a.forward(kSamplerOptions));
+  return execBundle(*exe, *bundle, args);
+}
+
+int cmdRun(const Args &a) {
+  if (!a.has("-p"))
+    return fail("run needs -p PROMPT");
+  return runBundleProgram(a, a.forward(kSamplerOptions));
 }
 
 int cmdLogits(const Args &a) {
   if (!a.has("--token-ids") || !a.has("-o"))
     return fail("logits needs --token-ids FILE and -o OUT.npy");
-  auto bundle = bundleFor(a);
-  if (!bundle)
-    return fail(llvm::toString(bundle.takeError()));
-  auto exe = buildBundle(*bundle);
-  if (!exe)
-    return fail(llvm::toString(exe.takeError()));
   std::vector<std::string> args = {"--logits", a.value("--token-ids"), "-o", a.value("-o")};
   std::vector<std::string> threads = a.forward(kThreadsOption);
   args.insert(args.end(), threads.begin(), threads.end());
-  return execBundle(*exe, *bundle, args);
+  return runBundleProgram(a, args);
 }
 
 int cmdTokenize(const Args &a) {
