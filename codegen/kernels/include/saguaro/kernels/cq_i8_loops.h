@@ -12,9 +12,8 @@
 //   gemm_range<K, N, Bits, Layout>(rows, xq, codes, norms, n0, n1, lut, scb, y)
 //                                        prefill (4 rows or more): output columns [n0, n1) of all rows
 //   kQuantLanes, absmax<g>(v), quantize<g>(v, inv, q)
-//                                        activation quantization: the largest |v[i]| of a group (passing over quiet
-//                                        NaNs like the generic compare), and q[i] = nearbyint(v[i]·inv) with their
-//                                        sum; g a multiple of kQuantLanes
+//                                        activation quantization: the largest |v[i]| of a group, and q[i] =
+//                                        nearbyint(v[i]·inv) with their sum; g a multiple of kQuantLanes
 //   kNormLanes, norms(h, out)            kNormLanes σ of a panel of 8 rows from binary16, cq::half_to_float's values
 //                                        (a signalling NaN may arrive quietened: the products it feeds quieten it)
 #pragma once
