@@ -26,6 +26,9 @@ struct Option {
   std::string_view help;  // one line
 };
 
+/// `--json` of the commands that print a table.
+inline constexpr Option kJsonOption = {"--json", "", "print JSON instead of a table"};
+
 /// Several option lists as one: commands share groups (the compile options, the sampler options).
 std::vector<Option> join(std::initializer_list<std::vector<Option>> groups);
 

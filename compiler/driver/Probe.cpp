@@ -207,7 +207,7 @@ const std::vector<cli::Command> &saguaro::probeCommands() {
        run_train, 1, 1, false, refuse},
       {"probe eval", "PROBE DATA [--json] [--cloud-accuracy A] [--scores FILE]",
        "AUROC of the probe and its baselines on the held-out families, and the handoff curve",
-       {{"--json", "", "print JSON instead of a table"},
+       {cli::kJsonOption,
         {"--cloud-accuracy", "A", "the cloud model's accuracy, 0 to 1, for the handoff curve"},
         {"--scores", "FILE", "write every sample's p(wrong) as JSON"}},
        run_eval, 2, 2, false, refuse},

@@ -29,6 +29,7 @@
 #include "saguaro/npy_writer.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -94,6 +95,14 @@ const std::vector<Option> kCompileOptions = {
     {"--hidden-tap", "LAYER", "expose the hidden state after LAYER (or auto: 2/3 of the depth) for a probe"},
     {"--probe", "PROBE", "fold a trained confidence probe (saguaro probe train) into the bundle"},
 };
+
+/// The compile option `name` (kCompileOptions), for a command that takes it alone.
+Option compileOption(std::string_view name) {
+  for (const Option &o : kCompileOptions)
+    if (o.name == name)
+      return o;
+  llvm::report_fatal_error(llvm::Twine("no compile option ") + name);
+}
 
 llvm::Expected<CompileOptions> compileOptions(const Args &a, RunsOn where) {
   CompileOptions o;
@@ -235,33 +244,33 @@ int cmdCompile(const Args &a) {
   return 0;
 }
 
-int cmdRun(const Args &a) {
-  if (!a.has("-p"))
-    return fail("run needs -p PROMPT");
+/// Runs the bundle program of MODEL_OR_BUNDLE (compiled through the cache and built first) with `args`, in place of
+/// this process.
+int runBundleProgram(const Args &a, const std::vector<std::string> &args) {
   auto bundle = bundleFor(a);
   if (!bundle)
     return fail(llvm::toString(bundle.takeError()));
   auto exe = buildBundle(*bundle);
   if (!exe)
     return fail(llvm::toString(exe.takeError()));
-  return execBundle(*exe, *bundle, a.forward(kSamplerOptions));
+  return execBundle(*exe, *bundle, args);
+}
+
+int cmdRun(const Args &a) {
+  if (!a.has("-p"))
+    return fail("run needs -p PROMPT");
+  return runBundleProgram(a, a.forward(kSamplerOptions));
 }
 
 int cmdLogits(const Args &a) {
   if (!a.has("--token-ids") || !a.has("-o"))
     return fail("logits needs --token-ids FILE and -o OUT.npy");
-  auto bundle = bundleFor(a);
-  if (!bundle)
-    return fail(llvm::toString(bundle.takeError()));
-  auto exe = buildBundle(*bundle);
-  if (!exe)
-    return fail(llvm::toString(exe.takeError()));
   std::vector<std::string> args = {"--logits", a.value("--token-ids"), "-o", a.value("-o")};
   if (a.has("--soft-tokens"))
     args.insert(args.end(), {"--soft-tokens", a.value("--soft-tokens")});
   std::vector<std::string> threads = a.forward(kThreadsOption);
   args.insert(args.end(), threads.begin(), threads.end());
-  return execBundle(*exe, *bundle, args);
+  return runBundleProgram(a, args);
 }
 
 int cmdEncode(const Args &a) {
@@ -564,23 +573,23 @@ std::vector<cli::Command> commands() {
       {"eval", "MODEL --text FILE [options]",
        "perplexity (and task accuracy) of quantized variants of a model beside float32",
        {{"--text", "FILE", "the text scored (required)"},
-        {"--tokenizer", "FILE", "as compile's"},
+        compileOption("--tokenizer"),
         {"--bits", "LIST", "bit widths, comma-separated; default 4,3,2"},
         {"--method", "LIST", "cq, gptq, rtn-asym, rtn-sym, comma-separated; default cq,rtn-asym,rtn-sym"},
         {"--calibration", "FILE", "text for error feedback (cq) or GPTQ (needed by gptq)"},
-        {"--damp", "F", "error feedback's damping relative to the mean of diag(H), 0 to 100"},
+        compileOption("--damp"),
         {"--bpw", "B", "also a mixed-precision variant with B bits per weight on average"},
         {"--tasks", "FILE", "PROMPT<TAB>ANSWER lines: greedy task accuracy of every variant"},
         {"--score-after", "MARKER", "score only the tokens after MARKER in each document"},
         {"--max-tokens", "N", "tokens fed at most; default 2048"},
-        {"--json", "", "print JSON instead of a table"}},
+        cli::kJsonOption},
        cmdEval},
       {"calibrate", "MODEL (--text FILE | --token-ids FILE) -o DIR [--tokenizer FILE]",
        "write the mean XᵀX of the input of every weight matrix, the Hessians of error feedback",
        {{"--text", "FILE", "the text the model runs on"},
         {"--token-ids", "FILE", "or token id sequences, one a line"},
         {"-o", "DIR", "one DIR/<weight>.npy each (required)"},
-        {"--tokenizer", "FILE", "as compile's"}},
+        compileOption("--tokenizer")},
        cmdCalibrate},
       {"inspect", "BUNDLE [--tensor NAME -o FILE]",
        "list the tensors of a bundle's weights.sgw (checking every checksum), or extract one",
@@ -594,13 +603,13 @@ std::vector<cli::Command> commands() {
         {"--image", "", "the vision tower instead: encoder, soft-token prefill and preprocessing of one image "
                         "(bits default 4)"},
         {"--target", "T", "as compile's; default native"},
-        {"--kv-cache", "T", "f16 (default) or f32"},
-        {"--json", "", "print JSON instead of a table"}},
+        compileOption("--kv-cache"),
+        cli::kJsonOption},
        cmdModelBench, 0, 1},
       {"bench tokenizer", "SOURCE [--text FILE] [--json]",
        "encode speed of a tokenizer (beside the sentencepiece library for a .model)",
        {{"--text", "FILE", "lines to encode; default: a built-in multilingual text"},
-        {"--json", "", "print JSON instead of a table"}},
+        cli::kJsonOption},
        cmdTokenizerBench, 0, 1},
       {"bench audio", "[FILE] [--runs N] [--json]", "time the Whisper log-mel front-end on 30 s of audio",
        {{"--runs", "N", "timed runs; default 20"}, {"--json", "", "print JSON instead of a line"}}, runBenchAudio,

@@ -61,6 +61,13 @@ CloudRoute read_route(const json& v, const std::string& key) {
 
 constexpr long long kMaxCount = 1LL << 40;
 
+// The spend cap an option key sets (kSpendCaps), or null.
+const SpendCap* spend_cap(const std::string& key) {
+  for (const SpendCap& c : kSpendCaps)
+    if (key == c.key) return &c;
+  return nullptr;
+}
+
 }  // namespace
 
 HandoffOptions parse_options(const json& options, const EnvLookup& env) {
@@ -82,10 +89,7 @@ HandoffOptions parse_options(const json& options, const EnvLookup& env) {
     }
     else if (key == "auto_handoff") o.auto_handoff = read_bool(v, key);
     else if (key == "max_cloud_tokens") o.max_cloud_tokens = read_count(v, key, 1, 1000000);
-    else if (key == "max_handoffs_per_hour") o.caps.handoffs_per_hour = read_count(v, key, 0, kMaxCount);
-    else if (key == "max_handoffs_per_day") o.caps.handoffs_per_day = read_count(v, key, 0, kMaxCount);
-    else if (key == "max_cloud_tokens_per_hour") o.caps.tokens_per_hour = read_count(v, key, 0, kMaxCount);
-    else if (key == "max_cloud_tokens_per_day") o.caps.tokens_per_day = read_count(v, key, 0, kMaxCount);
+    else if (const SpendCap* cap = spend_cap(key)) o.caps.*cap->window.*cap->count = read_count(v, key, 0, kMaxCount);
     else if (key == "routes") {
       if (!v.is_object()) throw HandoffError("option routes must be an object mapping a task tag to a route");
       for (const auto& [tag, route] : v.items()) o.routes[tag] = read_route(route, "routes." + tag);

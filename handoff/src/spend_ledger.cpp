@@ -144,17 +144,17 @@ void save(const std::string& path, const std::vector<Entry>& entries) {
 }
 
 // Entries stamped in the future (clock stepped back) stay counted: for spending, the safe error is to count more.
-SpendUsage tally(const std::vector<Entry>& entries, long long now_ms) {
-  SpendUsage u;
+SpendWindows tally(const std::vector<Entry>& entries, long long now_ms) {
+  SpendWindows u;
+  const auto count = [&](const Entry& e, Spend& window, long long window_ms) {
+    if (e.t_ms > now_ms - window_ms) {
+      ++window.handoffs;
+      window.tokens += e.tokens;
+    }
+  };
   for (const Entry& e : entries) {
-    if (e.t_ms > now_ms - kHourMs) {
-      ++u.handoffs_last_hour;
-      u.tokens_last_hour += e.tokens;
-    }
-    if (e.t_ms > now_ms - kDayMs) {
-      ++u.handoffs_last_day;
-      u.tokens_last_day += e.tokens;
-    }
+    count(e, u.hour, kHourMs);
+    count(e, u.day, kDayMs);
   }
   return u;
 }
@@ -174,20 +174,16 @@ void prepare_directory(const std::string& path) {
 
 }  // namespace
 
-std::optional<std::string> cap_exceeded(const SpendUsage& u, const SpendCaps& caps, long long request_tokens) {
-  if (u.handoffs_last_hour + 1 > caps.handoffs_per_hour) {
-    return "max_handoffs_per_hour (" + std::to_string(caps.handoffs_per_hour) + ") reached";
-  }
-  if (u.handoffs_last_day + 1 > caps.handoffs_per_day) {
-    return "max_handoffs_per_day (" + std::to_string(caps.handoffs_per_day) + ") reached";
-  }
-  if (u.tokens_last_hour + request_tokens > caps.tokens_per_hour) {
-    return "max_cloud_tokens_per_hour (" + std::to_string(caps.tokens_per_hour) + ") would be exceeded: " +
-           std::to_string(u.tokens_last_hour) + " used, this request may take " + std::to_string(request_tokens);
-  }
-  if (u.tokens_last_day + request_tokens > caps.tokens_per_day) {
-    return "max_cloud_tokens_per_day (" + std::to_string(caps.tokens_per_day) + ") would be exceeded: " +
-           std::to_string(u.tokens_last_day) + " used, this request may take " + std::to_string(request_tokens);
+std::optional<std::string> cap_exceeded(const SpendWindows& usage, const SpendWindows& caps, long long request_tokens) {
+  for (const SpendCap& c : kSpendCaps) {
+    const long long used = usage.*c.window.*c.count;
+    const long long cap = caps.*c.window.*c.count;
+    const std::string name = std::string(c.key) + " (" + std::to_string(cap) + ")";
+    if (c.count == &Spend::handoffs && used + 1 > cap) return name + " reached";
+    if (c.count == &Spend::tokens && used + request_tokens > cap) {
+      return name + " would be exceeded: " + std::to_string(used) + " used, this request may take " +
+             std::to_string(request_tokens);
+    }
   }
   return std::nullopt;
 }
@@ -197,13 +193,13 @@ std::string default_spend_ledger_path(const EnvLookup& env) { return saguaro_sta
 SpendLedger::SpendLedger(std::string path, long long lock_wait_ms)
     : path_(std::move(path)), lock_wait_ms_(lock_wait_ms) {}
 
-SpendUsage SpendLedger::usage(long long now_ms) const {
+SpendWindows SpendLedger::usage(long long now_ms) const {
   prepare_directory(path_);
   LedgerLock lock(path_, lock_wait_ms_);
   return tally(load(path_), now_ms);
 }
 
-SpendLedger::Reservation SpendLedger::reserve(const SpendCaps& caps, long long reserved_tokens, long long now_ms) {
+SpendLedger::Reservation SpendLedger::reserve(const SpendWindows& caps, long long reserved_tokens, long long now_ms) {
   prepare_directory(path_);
   LedgerLock lock(path_, lock_wait_ms_);
   std::vector<Entry> entries = load(path_);

@@ -16,14 +16,10 @@
 #include "test_support.h"
 #include "tls_test_server.h"
 
-namespace saguaro::handoff {
+namespace saguaro::handoff::test {
 namespace {
 
 using nlohmann::json;
-using test::FakeBehavior;
-using test::FakeCloudServer;
-using test::kFakeKey;
-using test::TempDir;
 
 constexpr long long kTimeoutMs = 2000;
 constexpr long long kSlackMs = 1000;  // the acceptance bound: cloud_timeout_ms + 1 s
@@ -220,4 +216,4 @@ TEST_F(CloudFaults, KeyEchoedBackForEveryProvider) {
 }
 
 }  // namespace
-}  // namespace saguaro::handoff
+}  // namespace saguaro::handoff::test

@@ -6,12 +6,8 @@
 #include "saguaro/handoff/error.h"
 #include "test_support.h"
 
-namespace saguaro::handoff {
+namespace saguaro::handoff::test {
 namespace {
-
-using test::fake_env;
-using test::kFakeKey;
-using test::TempDir;
 
 mode_t mode_of(const std::string& path) {
   struct stat st {};
@@ -95,4 +91,4 @@ TEST(Credentials, RejectsUnknownProviderAndEmptyKey) {
 }
 
 }  // namespace
-}  // namespace saguaro::handoff
+}  // namespace saguaro::handoff::test

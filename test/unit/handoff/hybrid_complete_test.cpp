@@ -11,14 +11,10 @@
 #include "saguaro/handoff/spend_ledger.h"
 #include "test_support.h"
 
-namespace saguaro::handoff {
+namespace saguaro::handoff::test {
 namespace {
 
 using nlohmann::json;
-using test::FakeBehavior;
-using test::FakeCloudServer;
-using test::kFakeKey;
-using test::TempDir;
 
 const json kQuestion = json::parse(R"([{"role":"system","content":"Be brief."},{"role":"user","content":"2+2?"}])");
 
@@ -63,7 +59,7 @@ TEST_F(Hybrid, LowConfidenceGoesToTheCloud) {
   EXPECT_EQ(raw.rfind("POST /v1/chat/completions HTTP/1.1\r\n", 0), 0u) << raw;
   EXPECT_EQ(json::parse(request_body(raw))["messages"][1]["content"], "2+2?");
   // The ledger was settled with the reported usage, not the reservation.
-  EXPECT_EQ(SpendLedger(dir_.file("ledger.json")).usage(test::now_ms()).tokens_last_hour, 15);
+  EXPECT_EQ(SpendLedger(dir_.file("ledger.json")).usage(test::now_ms()).hour.tokens, 15);
 }
 
 TEST_F(Hybrid, AnthropicAndGeminiOnTheWire) {
@@ -142,7 +138,7 @@ TEST_F(Hybrid, DryRunRecordsWithoutSendingOrLeakingTheKey) {
   ASSERT_EQ(::stat(dir_.file("dry.jsonl").c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 077, 0u);
   // Nothing was spent.
-  EXPECT_EQ(SpendLedger(dir_.file("ledger.json")).usage(test::now_ms()).handoffs_last_day, 0);
+  EXPECT_EQ(SpendLedger(dir_.file("ledger.json")).usage(test::now_ms()).day.handoffs, 0);
 }
 
 TEST_F(Hybrid, PrivacySwitchesKeepMediaOnTheDevice) {
@@ -212,4 +208,4 @@ TEST_F(Hybrid, RemoteCloudWithoutKeyOrOverPlainHttpIsRefused) {
 }
 
 }  // namespace
-}  // namespace saguaro::handoff
+}  // namespace saguaro::handoff::test

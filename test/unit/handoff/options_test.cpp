@@ -5,11 +5,10 @@
 #include "saguaro/handoff/options.h"
 #include "test_support.h"
 
-namespace saguaro::handoff {
+namespace saguaro::handoff::test {
 namespace {
 
 using nlohmann::json;
-using test::fake_env;
 
 std::string error_of(const json& options, const EnvLookup& env = fake_env({{"HOME", "/home/u"}})) {
   try {
@@ -67,10 +66,10 @@ TEST(Options, EveryKeyIsRead) {
   EXPECT_DOUBLE_EQ(o.confidence_threshold, 0.25);
   EXPECT_FALSE(o.auto_handoff);
   EXPECT_EQ(o.max_cloud_tokens, 77);
-  EXPECT_EQ(o.caps.handoffs_per_hour, 1);
-  EXPECT_EQ(o.caps.handoffs_per_day, 2);
-  EXPECT_EQ(o.caps.tokens_per_hour, 3);
-  EXPECT_EQ(o.caps.tokens_per_day, 4);
+  EXPECT_EQ(o.caps.hour.handoffs, 1);
+  EXPECT_EQ(o.caps.day.handoffs, 2);
+  EXPECT_EQ(o.caps.hour.tokens, 3);
+  EXPECT_EQ(o.caps.day.tokens, 4);
   ASSERT_EQ(o.routes.count("math"), 1u);
   EXPECT_EQ(*o.routes["math"].provider, "gemini");
   EXPECT_TRUE(o.send_images && o.send_audio && o.dry_run);
@@ -140,4 +139,4 @@ TEST(Options, RoutesOverrideTheTargetPerTask) {
 }
 
 }  // namespace
-}  // namespace saguaro::handoff
+}  // namespace saguaro::handoff::test

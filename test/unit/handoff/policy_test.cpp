@@ -5,11 +5,10 @@
 #include "saguaro/handoff/policy.h"
 #include "test_support.h"
 
-namespace saguaro::handoff {
+namespace saguaro::handoff::test {
 namespace {
 
 using nlohmann::json;
-using test::TempDir;
 
 HandoffOptions options_for(const TempDir& dir, json extra = json::object()) {
   json o = {{"cloud_provider", "openai"}, {"cloud_model", "m"}, {"confidence_threshold", 0.6},
@@ -63,4 +62,4 @@ TEST(Policy, CorruptLedgerFailsClosed) {
 }
 
 }  // namespace
-}  // namespace saguaro::handoff
+}  // namespace saguaro::handoff::test

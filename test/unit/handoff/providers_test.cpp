@@ -9,11 +9,10 @@
 #include "saguaro/handoff/redact.h"
 #include "test_support.h"
 
-namespace saguaro::handoff {
+namespace saguaro::handoff::test {
 namespace {
 
 using nlohmann::json;
-using test::read_fixture;
 
 struct BodyCase {
   ProviderKind provider;
@@ -192,4 +191,4 @@ TEST(Messages, PrivacySwitchesDropMediaAndCountIt) {
 }
 
 }  // namespace
-}  // namespace saguaro::handoff
+}  // namespace saguaro::handoff::test

@@ -14,17 +14,15 @@
 #include "saguaro/handoff/spend_ledger.h"
 #include "test_support.h"
 
-namespace saguaro::handoff {
+namespace saguaro::handoff::test {
 namespace {
-
-using test::TempDir;
 
 constexpr long long kHour = 3600LL * 1000;
 const long long kNow = 1'800'000'000'000LL;
 
-SpendCaps caps(long long per_hour, long long per_day, long long tokens_hour = 1LL << 40,
-               long long tokens_day = 1LL << 40) {
-  return {per_hour, per_day, tokens_hour, tokens_day};
+SpendWindows caps(long long per_hour, long long per_day, long long tokens_hour = 1LL << 40,
+                  long long tokens_day = 1LL << 40) {
+  return {{per_hour, tokens_hour}, {per_day, tokens_day}};
 }
 
 TEST(SpendLedger, HandoffCapHoldsAcrossRestart) {
@@ -41,9 +39,9 @@ TEST(SpendLedger, HandoffCapHoldsAcrossRestart) {
   EXPECT_NE(r.refusal.find("max_handoffs_per_hour (3)"), std::string::npos) << r.refusal;
   // An hour later the hourly window has rolled; the daily one still counts all of them.
   EXPECT_TRUE(restarted.reserve(caps(3, 100), 10, kNow + kHour + 5).granted);
-  SpendUsage u = restarted.usage(kNow + kHour + 5);
-  EXPECT_EQ(u.handoffs_last_hour, 1);
-  EXPECT_EQ(u.handoffs_last_day, 4);
+  SpendWindows u = restarted.usage(kNow + kHour + 5);
+  EXPECT_EQ(u.hour.handoffs, 1);
+  EXPECT_EQ(u.day.handoffs, 4);
   EXPECT_FALSE(restarted.reserve(caps(100, 4), 10, kNow + 2 * kHour).granted);
   struct stat st {};
   ASSERT_EQ(::stat(path.c_str(), &st), 0);
@@ -53,7 +51,7 @@ TEST(SpendLedger, HandoffCapHoldsAcrossRestart) {
 TEST(SpendLedger, TokenCapUsesReservationThenSettledCounts) {
   TempDir dir;
   SpendLedger ledger(dir.file("ledger.json"));
-  const SpendCaps c = caps(100, 100, 1000, 5000);
+  const SpendWindows c = caps(100, 100, 1000, 5000);
   SpendLedger::Reservation a = ledger.reserve(c, 600, kNow);
   ASSERT_TRUE(a.granted);
   // While the first request is in flight its 600 reserved tokens count: a second 600 would overshoot.
@@ -61,7 +59,7 @@ TEST(SpendLedger, TokenCapUsesReservationThenSettledCounts) {
   EXPECT_FALSE(b.granted);
   EXPECT_NE(b.refusal.find("max_cloud_tokens_per_hour"), std::string::npos);
   ledger.settle(a.id, 150);  // the provider reported less
-  EXPECT_EQ(SpendLedger(dir.file("ledger.json")).usage(kNow + 2).tokens_last_hour, 150);
+  EXPECT_EQ(SpendLedger(dir.file("ledger.json")).usage(kNow + 2).hour.tokens, 150);
   EXPECT_TRUE(ledger.reserve(c, 600, kNow + 2).granted);
 }
 
@@ -105,7 +103,7 @@ TEST(SpendLedger, HeldLockIsABoundedWaitThenAnError) {
 }
 
 // Forks `processes` children that each try `attempts` reservations; returns the total granted.
-int race(const std::string& path, int processes, int attempts, const SpendCaps& c) {
+int race(const std::string& path, int processes, int attempts, const SpendWindows& c) {
   std::vector<pid_t> children;
   for (int p = 0; p < processes; ++p) {
     const pid_t pid = ::fork();
@@ -137,15 +135,15 @@ TEST(SpendLedger, RacingProcessesLoseNoCounts) {
   TempDir dir;
   const std::string path = dir.file("ledger.json");
   EXPECT_EQ(race(path, 3, 60, caps(100000, 100000)), 180);
-  EXPECT_EQ(SpendLedger(path).usage(kNow + 100).handoffs_last_hour, 180);
+  EXPECT_EQ(SpendLedger(path).usage(kNow + 100).hour.handoffs, 180);
 }
 
 TEST(SpendLedger, RacingProcessesCannotOvershootTheCap) {
   TempDir dir;
   const std::string path = dir.file("ledger.json");
   EXPECT_EQ(race(path, 3, 40, caps(50, 1000)), 50);
-  EXPECT_EQ(SpendLedger(path).usage(kNow + 100).handoffs_last_hour, 50);
+  EXPECT_EQ(SpendLedger(path).usage(kNow + 100).hour.handoffs, 50);
 }
 
 }  // namespace
-}  // namespace saguaro::handoff
+}  // namespace saguaro::handoff::test

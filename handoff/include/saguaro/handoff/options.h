@@ -13,11 +13,29 @@
 
 namespace saguaro::handoff {
 
-struct SpendCaps {
-  long long handoffs_per_hour = 60;
-  long long handoffs_per_day = 500;
-  long long tokens_per_hour = 200000;
-  long long tokens_per_day = 1000000;
+// Cloud handoffs and their prompt + completion tokens within one rolling window.
+struct Spend {
+  long long handoffs = 0;
+  long long tokens = 0;
+};
+
+// Spend over the last hour and the last day: the caps (HandoffOptions::caps) and what the spend ledger counted.
+struct SpendWindows {
+  Spend hour;
+  Spend day;
+};
+
+// The four caps: the option key and the window and count each one limits, in the order cap_exceeded checks them.
+struct SpendCap {
+  const char* key;
+  Spend SpendWindows::*window;
+  long long Spend::*count;
+};
+inline constexpr SpendCap kSpendCaps[] = {
+    {"max_handoffs_per_hour", &SpendWindows::hour, &Spend::handoffs},
+    {"max_handoffs_per_day", &SpendWindows::day, &Spend::handoffs},
+    {"max_cloud_tokens_per_hour", &SpendWindows::hour, &Spend::tokens},
+    {"max_cloud_tokens_per_day", &SpendWindows::day, &Spend::tokens},
 };
 
 // A per-task cloud target; fields left unset fall back to the top-level ones (see resolve_target).
@@ -36,7 +54,7 @@ struct HandoffOptions {
   double confidence_threshold = 0.5;
   bool auto_handoff = true;
   long long max_cloud_tokens = 1024;
-  SpendCaps caps;
+  SpendWindows caps = {{60, 200000}, {500, 1000000}};
   std::map<std::string, CloudRoute> routes;
   bool send_images = false;
   bool send_audio = false;

@@ -11,15 +11,8 @@
 
 namespace saguaro::handoff {
 
-struct SpendUsage {
-  long long handoffs_last_hour = 0;
-  long long handoffs_last_day = 0;
-  long long tokens_last_hour = 0;
-  long long tokens_last_day = 0;
-};
-
 // The first cap the usage plus one more request of request_tokens would break, as a one-line reason, or nullopt.
-std::optional<std::string> cap_exceeded(const SpendUsage& usage, const SpendCaps& caps, long long request_tokens);
+std::optional<std::string> cap_exceeded(const SpendWindows& usage, const SpendWindows& caps, long long request_tokens);
 
 // <state dir>/spend-ledger.json
 std::string default_spend_ledger_path(const EnvLookup& env);
@@ -32,7 +25,7 @@ class SpendLedger {
 
   // All operations throw HandoffError, naming the file, when it is corrupt or cannot be locked in time; callers
   // treat that as "no handoff" (fail closed).
-  SpendUsage usage(long long now_ms) const;
+  SpendWindows usage(long long now_ms) const;
 
   struct Reservation {
     bool granted = false;
@@ -41,7 +34,7 @@ class SpendLedger {
   };
   // Checks the caps with reserved_tokens counted in, and records one handoff holding reserved_tokens, in one
   // locked step, so a burst of processes cannot overshoot a cap.
-  Reservation reserve(const SpendCaps& caps, long long reserved_tokens, long long now_ms);
+  Reservation reserve(const SpendWindows& caps, long long reserved_tokens, long long now_ms);
 
   // Replaces the reservation's tokens with what the provider reported. The handoff itself stays counted, also
   // for failed requests. An unknown id (e.g. pruned after a day) is ignored.

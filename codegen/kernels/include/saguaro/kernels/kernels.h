@@ -37,6 +37,7 @@
 #include "saguaro/kernels/x86/avx2/matmul.h"
 #include "saguaro/kernels/x86/avx2/rmsnorm.h"
 #include "saguaro/kernels/x86/avx2/rope.h"
+#include "saguaro/kernels/x86/avx2/vmath.h"
 // The int8 CQ kernels also come with AVX-512 VNNI (vpdpbusd on ymm, the x86-avx512vnni target): the header compiles
 // to nothing unless the target enables AVX512VNNI and AVX512VL, and then defines SAGUARO_KERNELS_X86_AVX512VNNI.
 #include "saguaro/kernels/x86/avx512vnni/cq_i8.h"
@@ -52,6 +53,7 @@
 #include "saguaro/kernels/arm64/neon/matmul.h"
 #include "saguaro/kernels/arm64/neon/rmsnorm.h"
 #include "saguaro/kernels/arm64/neon/rope.h"
+#include "saguaro/kernels/arm64/neon/vmath.h"
 // The int8 CQ kernels also come for FEAT_DotProd (SDOT) and FEAT_I8MM (SMMLA): each header compiles to nothing unless
 // the target enables its extension (__ARM_FEATURE_DOTPROD, __ARM_FEATURE_MATMUL_INT8) and then defines
 // SAGUARO_KERNELS_ARM64_DOTPROD / SAGUARO_KERNELS_ARM64_I8MM; the highest level present is selected below.

@@ -14,11 +14,10 @@
 // Full attention reads its one run, all rows, from k/v[rows][KVH·HD] in place (rows KVH·HD apart); (KV head, block
 // of rows) pairs go to the threads.
 //
-// `Isa` provides, for its float vector type V of kLanes lanes:
-//   zero(), set1(x), load(const float*), load(const uint16_t*) (binary16, exact), store(float*, v);
-//   add, sub, mul, div, max, fma(a, b, c) = a·b + c, exp, tanh (vector approximations);
-//   first(v, n, fill): v in the lanes below n (any int), fill above; hsum(v), hmax(v), hsums<n>(const V*, float*)
-//   (the horizontal sums in the ISA's fixed order);
+// `Isa` is a float32 vector micro-op set of the ISA (x86_avx2::detail::F32x8, arm64_neon::detail::F32x4: V of
+// kLanes lanes; load of float and of binary16, exact; add, mul, fma(a, b, c) = a·b + c, hsum, hsums<n> in the ISA's
+// fixed order, and the ops of vec/vmath.h's exp and tanh) that also provides:
+//   first(v, n, fill): v in the lanes below n (any int), fill above; hmax(v): the largest lane;
 //   prefetch_l1(p, bytes), prefetch_l2(p, bytes): requests of the bytes ahead (or nothing);
 //   to_half(uint16_t* dst, const float* src): kLanes floats to binary16, to nearest even like cq::float_to_half;
 //   weigh_values<HD, M, Ld>(acc, e, corr, v, n, vnext): acc[m] = acc[m]·corr[m] + Σ_{u<n} e[m][u]·v_u for the M
@@ -33,6 +32,7 @@
 #include "saguaro/kernels/generic/attention.h"
 #include "saguaro/kernels/generic/attention_full.h"
 #include "saguaro/kernels/parallel.h"
+#include "saguaro/kernels/vec/vmath.h"
 
 /// Defines kv_store_f32, attention_f32 (generic/attention.h's contracts) and attention_full_f32
 /// (generic/attention_full.h's) in the enclosing ISA namespace over
@@ -169,7 +169,7 @@ inline void softmax_block(float* s, int nt, typename Isa::V vscale, float softca
   for (int u = 0; u < end; u += L) {
     V x = Isa::load(s + u);
     x = DivideBySqrtHD ? Isa::div(x, vscale) : Isa::mul(x, vscale);
-    if (softcap > 0.0f) x = Isa::mul(vcap, Isa::tanh(Isa::div(x, vcap)));
+    if (softcap > 0.0f) x = Isa::mul(vcap, vec::tanh<Isa>(Isa::div(x, vcap)));
     Isa::store(s + u, x);
     bm = Isa::max(bm, Isa::first(x, nt - u, ninf));
   }
@@ -180,7 +180,7 @@ inline void softmax_block(float* s, int nt, typename Isa::V vscale, float softca
   const V vmx = Isa::set1(mx);
   V es = Isa::zero();
   for (int u = 0; u < end; u += L) {
-    const V e = Isa::first(Isa::exp(Isa::sub(Isa::load(s + u), vmx)), nt - u, Isa::zero());
+    const V e = Isa::first(vec::exp<Isa>(Isa::sub(Isa::load(s + u), vmx)), nt - u, Isa::zero());
     Isa::store(s + u, e);
     es = Isa::add(es, e);
   }

@@ -7,6 +7,14 @@
 
 namespace saguaro::kernels::vec {
 
+/// y·2^n for integral n in [-252, 254], as two multiplications by 2^(n/2) (both factors normal): n1 = ⌊n/2⌋ and
+/// n − n1 are exact in float, so this is the same product whichever ISA builds the powers.
+template <class F>
+inline typename F::V scale_pow2(typename F::V y, typename F::V n) {
+  const typename F::V n1 = F::round_down(F::mul(n, F::set1(0.5f)));
+  return F::mul(F::mul(y, F::pow2(n1)), F::pow2(F::sub(n, n1)));
+}
+
 /// e^x per lane: 0 below ln(FLT_MIN) (where expf is subnormal or 0), +inf above ln(FLT_MAX), NaN stays NaN.
 template <class F>
 inline typename F::V exp(typename F::V x) {
@@ -27,7 +35,7 @@ inline typename F::V exp(typename F::V x) {
   p = F::fma(p, r, F::set1(5.0000001201e-1f));
   const V y = F::add(F::fma(p, F::mul(r, r), r), F::set1(1.0f));
   // n is in [-126, 128].
-  const V e = F::scale_pow2(y, n);
+  const V e = vec::scale_pow2<F>(y, n);
   return F::select(F::greater(x, hi), F::set1(__builtin_huge_valf()), F::select(F::less(x, lo), F::zero(), e));
 }
 

@@ -31,18 +31,8 @@ struct DotprodOps {
 
 }  // namespace cq_i8_detail
 
-using arm64_neon::cq_quantize_act_i8;
-
-/// y = the integer codebook matmul of quantized activations (contract of generic::cq_matmul_i8, same result).
-template <int K, int N, int Bits, int Layout>
-inline void cq_matmul_i8(int32_t rows, const void* xq, const void* codes, const void* norms, const void* codebook,
-                         float* y, const Parallel* par = nullptr) {
-  arm64_neon::cq_i8_detail::matmul_or_generic<K, N, Bits, Layout, cq_i8_detail::DotprodOps>(rows, xq, codes, norms,
-                                                                                          codebook, y, par);
-}
-
-// cq_matmul2_i8, cq_matmul3_i8: every product's rows in one parallel region (fused_products.h).
-SAGUARO_KERNELS_DEFINE_FUSED_CQ_PRODUCTS(arm64_neon::cq_i8_detail::FusedIsa<cq_i8_detail::DotprodOps>)
+// cq_quantize_act_i8 (the NEON one: no products), cq_matmul_i8, cq_matmul2_i8, cq_matmul3_i8.
+SAGUARO_KERNELS_DEFINE_CQ_I8(arm64_neon::cq_i8_detail::Kernels<cq_i8_detail::DotprodOps>)
 
 }  // namespace saguaro::kernels::arm64_dotprod
 

@@ -34,22 +34,15 @@ inline void gemm_block(int32_t rows, const void* xq, const uint8_t* codes, const
   constexpr int g = cq::group_size(K);
   constexpr int G = cq::groups(K);
   constexpr int Kp = cq::padded_k(K);
-  constexpr int kGroupBytes = cq::group_code_bytes(K, Bits);
-  constexpr int kStride = neon::kRowStride<K, Bits, Layout>;
-  for (int j = 0; j < G; ++j) {
-    const uint8_t* cj = codes + cq::group_index(n0, j, N, G, Layout) * kGroupBytes;
-    for (int p = 0; p < 2; ++p)
-      #pragma GCC unroll 8
-      for (int u = 0; u < g / 16; ++u) {
-        const int64x2_t w0 = vreinterpretq_s64_s8(neon::weights<Bits>(cj + 2 * p * kStride, u, lut));
-        const int64x2_t w1 = vreinterpretq_s64_s8(neon::weights<Bits>(cj + (2 * p + 1) * kStride, u, lut));
-        int8_t* dst = w + 2 * p * Kp + 2 * (j * g + 16 * u);
-        vst1q_s8(dst, vreinterpretq_s8_s64(vzip1q_s64(w0, w1)));
-        vst1q_s8(dst + 16, vreinterpretq_s8_s64(vzip2q_s64(w0, w1)));
-      }
-  }
+  neon::decode_rows4<K, N, Bits, Layout>(codes, n0, lut, [&](int k, const int8x16_t* wv) {
+    for (int p = 0; p < 2; ++p) {
+      const int64x2_t w0 = vreinterpretq_s64_s8(wv[2 * p]), w1 = vreinterpretq_s64_s8(wv[2 * p + 1]);
+      vst1q_s8(w + 2 * p * Kp + 2 * k, vreinterpretq_s8_s64(vzip1q_s64(w0, w1)));
+      vst1q_s8(w + 2 * p * Kp + 2 * k + 16, vreinterpretq_s8_s64(vzip2q_s64(w0, w1)));
+    }
+  });
   float sigT[G * 4];
-  neon::norms_transposed<N, G, 4, Layout>(norms, n0, sigT);
+  cq_i8_loops::norms_transposed<neon::HalfNorms, N, G, 4, Layout>(norms, n0, sigT);
   for (int32_t r = 0; r < rows; r += 2) {
     // An odd last row pairs with itself; only its first lane of each row pair is kept.
     const neon::ActRow<K> x0(xq, r), x1(xq, r + 1 < rows ? r + 1 : r);
@@ -91,18 +84,8 @@ struct I8mmOps {
 
 }  // namespace cq_i8_detail
 
-using arm64_neon::cq_quantize_act_i8;
-
-/// y = the integer codebook matmul of quantized activations (contract of generic::cq_matmul_i8, same result).
-template <int K, int N, int Bits, int Layout>
-inline void cq_matmul_i8(int32_t rows, const void* xq, const void* codes, const void* norms, const void* codebook,
-                         float* y, const Parallel* par = nullptr) {
-  arm64_neon::cq_i8_detail::matmul_or_generic<K, N, Bits, Layout, cq_i8_detail::I8mmOps>(rows, xq, codes, norms,
-                                                                                       codebook, y, par);
-}
-
-// cq_matmul2_i8, cq_matmul3_i8: every product's rows in one parallel region (fused_products.h).
-SAGUARO_KERNELS_DEFINE_FUSED_CQ_PRODUCTS(arm64_neon::cq_i8_detail::FusedIsa<cq_i8_detail::I8mmOps>)
+// cq_quantize_act_i8 (the NEON one: no products), cq_matmul_i8, cq_matmul2_i8, cq_matmul3_i8.
+SAGUARO_KERNELS_DEFINE_CQ_I8(arm64_neon::cq_i8_detail::Kernels<cq_i8_detail::I8mmOps>)
 
 }  // namespace saguaro::kernels::arm64_i8mm
 

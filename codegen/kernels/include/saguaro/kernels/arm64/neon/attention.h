@@ -10,40 +10,16 @@
 #include <cstdint>
 
 #include "saguaro/kernels/arm64/neon/common.h"
-#include "saguaro/kernels/arm64/neon/vmath.h"
 #include "saguaro/kernels/online_attention.h"
-#include "saguaro/kernels/parallel.h"
 
 namespace saguaro::kernels::arm64_neon {
 
-namespace attention_detail {
+namespace detail {
 
-/// The vector operations of online_attention.h on 4-lane NEON vectors.
-struct Ops {
-  using V = float32x4_t;
-  static constexpr int kLanes = 4;
-  static V zero() { return vdupq_n_f32(0.0f); }
-  static V set1(float x) { return vdupq_n_f32(x); }
-  static V load(const float* p) { return vld1q_f32(p); }
-  static V load(const uint16_t* p) { return detail::load4(p); }
-  static void store(float* p, V x) { vst1q_f32(p, x); }
-  static V add(V a, V b) { return vaddq_f32(a, b); }
-  static V sub(V a, V b) { return vsubq_f32(a, b); }
-  static V mul(V a, V b) { return vmulq_f32(a, b); }
-  static V div(V a, V b) { return vdivq_f32(a, b); }
-  static V max(V a, V b) { return vmaxq_f32(a, b); }
-  static V fma(V a, V b, V c) { return vfmaq_f32(c, a, b); }
-  static V exp(V x) { return detail::exp_ps(x); }
-  static V tanh(V x) { return detail::tanh_ps(x); }
+/// online_attention.h's vector operations: the shared micro-ops of F32x4 and the few only attention uses.
+struct AttentionOps : F32x4 {
   static V first(V x, int n, V fill) { return vbslq_f32(detail::first_lanes(n), x, fill); }
-  static float hsum(V x) { return detail::hsum(x); }
   static float hmax(V x) { return vmaxvq_f32(x); }
-  template <int n>
-  static void hsums(const V* x, float* out) {
-    detail::hsums<n>(x, out);
-  }
-  static void prefetch_l1(const void*, int64_t) {}
-  static void prefetch_l2(const void*, int64_t) {}
   static void to_half(uint16_t* dst, const float* src) {
     vst1_u16(dst, vreinterpret_u16_f16(vcvt_f16_f32(vld1q_f32(src))));
   }
@@ -83,8 +59,8 @@ struct Ops {
   }
 };
 
-}  // namespace attention_detail
+}  // namespace detail
 
-SAGUARO_KERNELS_DEFINE_ONLINE_ATTENTION(attention_detail::Ops)
+SAGUARO_KERNELS_DEFINE_ONLINE_ATTENTION(detail::AttentionOps)
 
 }  // namespace saguaro::kernels::arm64_neon

@@ -84,9 +84,12 @@ struct F32x4 {
   using V = float32x4_t;
   static constexpr int kLanes = 4;
   static V load(const float* p) { return vld1q_f32(p); }
+  /// kLanes binary16 values as floats (exact; only a signalling NaN comes out quietened).
+  static V load(const uint16_t* p) { return load4(p); }
   static void store(float* p, V v) { vst1q_f32(p, v); }
   /// p[0..n) (n in 0..4) in the first n lanes, zeros above; reads and writes nothing past p[n-1].
   static V load_first(const float* p, int n) { return detail::load_first(p, n); }
+  static V load_first(const uint16_t* p, int n) { return detail::load_first(p, n); }
   static void store_first(float* p, V v, int n) { detail::store_first(p, v, n); }
   static V set1(float a) { return vdupq_n_f32(a); }
   static V zero() { return vdupq_n_f32(0.0f); }
@@ -102,6 +105,7 @@ struct F32x4 {
   static V min(V a, V b) { return vminq_f32(a, b); }
   static V max(V a, V b) { return vmaxq_f32(a, b); }
   static V round_nearest(V a) { return vrndnq_f32(a); }
+  static V round_down(V a) { return vrndmq_f32(a); }
   static V abs(V a) { return vabsq_f32(a); }
   /// |mag| (sign bit clear) with the sign of sgn.
   static V copy_sign(V mag, V sgn) { return vbslq_f32(vdupq_n_u32(0x80000000u), sgn, mag); }
@@ -109,15 +113,11 @@ struct F32x4 {
   static uint32x4_t less(V a, V b) { return vcltq_f32(a, b); }
   static uint32x4_t greater(V a, V b) { return vcgtq_f32(a, b); }
   static V select(uint32x4_t mask, V a, V b) { return vbslq_f32(mask, a, b); }
-  /// y·2^n for integral n in [-252, 254], as two multiplications by 2^(n/2) (both factors normal).
-  static V scale_pow2(V y, V n) {
-    const int32x4_t ni = vcvtq_s32_f32(n);
-    const int32x4_t n1 = vshrq_n_s32(ni, 1);
-    const int32x4_t n2 = vsubq_s32(ni, n1);
-    const float32x4_t s1 = vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(n1, vdupq_n_s32(127)), 23));
-    const float32x4_t s2 = vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(n2, vdupq_n_s32(127)), 23));
-    return vmulq_f32(vmulq_f32(y, s1), s2);
-  }
+  /// 2^n for integral n in [-126, 127], exactly: n + 127 shifted into the exponent field.
+  static V pow2(V n) { return vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(vcvtq_s32_f32(n), vdupq_n_s32(127)), 23)); }
+  /// No requests ahead: they are tuned on x86 and no ARM timing exists.
+  static void prefetch_l1(const void*, int64_t) {}
+  static void prefetch_l2(const void*, int64_t) {}
   static float hsum(V v) { return detail::hsum(v); }
   /// out[i] = the sum of the lanes of v[i] for i < n (hsums).
   template <int n>

@@ -9,48 +9,20 @@
 #include <cstdint>
 
 #include "saguaro/kernels/online_attention.h"
-#include "saguaro/kernels/parallel.h"
 #include "saguaro/kernels/x86/avx2/common.h"
-#include "saguaro/kernels/x86/avx2/vmath.h"
 
 namespace saguaro::kernels::x86_avx2 {
 
-namespace attention_detail {
+namespace detail {
 
-/// The vector operations of online_attention.h on 8-lane AVX2 vectors.
-struct Ops {
-  using V = __m256;
-  static constexpr int kLanes = 8;
-  static V zero() { return _mm256_setzero_ps(); }
-  static V set1(float x) { return _mm256_set1_ps(x); }
-  static V load(const float* p) { return _mm256_loadu_ps(p); }
-  static V load(const uint16_t* p) { return detail::load8(p); }
-  static void store(float* p, V x) { _mm256_storeu_ps(p, x); }
-  static V add(V a, V b) { return _mm256_add_ps(a, b); }
-  static V sub(V a, V b) { return _mm256_sub_ps(a, b); }
-  static V mul(V a, V b) { return _mm256_mul_ps(a, b); }
-  static V div(V a, V b) { return _mm256_div_ps(a, b); }
-  static V max(V a, V b) { return _mm256_max_ps(a, b); }
-  static V fma(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
-  static V exp(V x) { return detail::exp_ps(x); }
-  static V tanh(V x) { return detail::tanh_ps(x); }
+/// online_attention.h's vector operations: the shared micro-ops of F32x8 and the few only attention uses.
+struct AttentionOps : F32x8 {
   static V first(V x, int n, V fill) { return _mm256_blendv_ps(fill, x, _mm256_castsi256_ps(detail::first_lanes(n))); }
-  static float hsum(V x) { return detail::hsum(x); }
   static float hmax(V x) {
     __m128 m = _mm_max_ps(_mm256_castps256_ps128(x), _mm256_extractf128_ps(x, 1));
     m = _mm_max_ps(m, _mm_movehl_ps(m, m));
     m = _mm_max_ss(m, _mm_movehdup_ps(m));
     return _mm_cvtss_f32(m);
-  }
-  template <int n>
-  static void hsums(const V* x, float* out) {
-    detail::hsums<n>(x, out);
-  }
-  static void prefetch_l1(const void* p, int64_t bytes) {
-    for (int64_t l = 0; l < bytes; l += 64) _mm_prefetch(static_cast<const char*>(p) + l, _MM_HINT_T0);
-  }
-  static void prefetch_l2(const void* p, int64_t bytes) {
-    for (int64_t l = 0; l < bytes; l += 64) _mm_prefetch(static_cast<const char*>(p) + l, _MM_HINT_T1);
   }
   static void to_half(uint16_t* dst, const float* src) {
     _mm_storeu_si128(reinterpret_cast<__m128i*>(dst), _mm256_cvtps_ph(_mm256_loadu_ps(src), _MM_FROUND_TO_NEAREST_INT));
@@ -106,8 +78,8 @@ struct Ops {
   }
 };
 
-}  // namespace attention_detail
+}  // namespace detail
 
-SAGUARO_KERNELS_DEFINE_ONLINE_ATTENTION(attention_detail::Ops)
+SAGUARO_KERNELS_DEFINE_ONLINE_ATTENTION(detail::AttentionOps)
 
 }  // namespace saguaro::kernels::x86_avx2

@@ -84,9 +84,12 @@ struct F32x8 {
   using V = __m256;
   static constexpr int kLanes = 8;
   static V load(const float* p) { return _mm256_loadu_ps(p); }
+  /// kLanes binary16 values as floats (exact; only a signalling NaN comes out quietened).
+  static V load(const uint16_t* p) { return load8(p); }
   static void store(float* p, V v) { _mm256_storeu_ps(p, v); }
   /// p[0..n) (n in 0..8) in the first n lanes, zeros above; reads and writes nothing past p[n-1].
   static V load_first(const float* p, int n) { return _mm256_maskload_ps(p, first_lanes(n)); }
+  static V load_first(const uint16_t* p, int n) { return load8_first(p, n); }
   static void store_first(float* p, V v, int n) { _mm256_maskstore_ps(p, first_lanes(n), v); }
   static V set1(float a) { return _mm256_set1_ps(a); }
   static V zero() { return _mm256_setzero_ps(); }
@@ -103,6 +106,7 @@ struct F32x8 {
   static V min(V a, V b) { return _mm256_min_ps(a, b); }
   static V max(V a, V b) { return _mm256_max_ps(a, b); }
   static V round_nearest(V a) { return _mm256_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+  static V round_down(V a) { return _mm256_floor_ps(a); }
   static V abs(V a) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), a); }
   /// |mag| (sign bit clear) with the sign of sgn.
   static V copy_sign(V mag, V sgn) { return _mm256_or_ps(mag, _mm256_and_ps(_mm256_set1_ps(-0.0f), sgn)); }
@@ -110,14 +114,16 @@ struct F32x8 {
   static V less(V a, V b) { return _mm256_cmp_ps(a, b, _CMP_LT_OQ); }
   static V greater(V a, V b) { return _mm256_cmp_ps(a, b, _CMP_GT_OQ); }
   static V select(V mask, V a, V b) { return _mm256_blendv_ps(b, a, mask); }
-  /// y·2^n for integral n in [-252, 254], as two multiplications by 2^(n/2) (both factors normal).
-  static V scale_pow2(V y, V n) {
-    const __m256i ni = _mm256_cvtps_epi32(n);
-    const __m256i n1 = _mm256_srai_epi32(ni, 1);
-    const __m256i n2 = _mm256_sub_epi32(ni, n1);
-    const __m256 s1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n1, _mm256_set1_epi32(127)), 23));
-    const __m256 s2 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n2, _mm256_set1_epi32(127)), 23));
-    return _mm256_mul_ps(_mm256_mul_ps(y, s1), s2);
+  /// 2^n for integral n in [-126, 127], exactly: n + 127 shifted into the exponent field.
+  static V pow2(V n) {
+    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23));
+  }
+  /// Requests of the bytes [p, p + bytes) into L1 and into L2, one per 64-byte line.
+  static void prefetch_l1(const void* p, int64_t bytes) {
+    for (int64_t l = 0; l < bytes; l += 64) _mm_prefetch(static_cast<const char*>(p) + l, _MM_HINT_T0);
+  }
+  static void prefetch_l2(const void* p, int64_t bytes) {
+    for (int64_t l = 0; l < bytes; l += 64) _mm_prefetch(static_cast<const char*>(p) + l, _MM_HINT_T1);
   }
   static float hsum(V v) { return detail::hsum(v); }
   /// out[i] = the sum of the lanes of v[i] for i < n (hsums).

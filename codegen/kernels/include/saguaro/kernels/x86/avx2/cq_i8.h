@@ -10,31 +10,25 @@
 // weight rows (two when the range allows) once into a buffer in the dot-product layout — four bytes of each of the
 // eight rows per 32-byte vector — and applies it to the activation rows four at a time: a broadcast of four
 // activation bytes times one vector gives the partial dots of all eight rows, so neither the decoding nor
-// horizontal sums set the pace, the multiplies do. Layouts or group sizes without a vector decoder here go to the generic kernel.
+// horizontal sums set the pace, the multiplies do. The row and column loops around these tiles are cq_i8_loops.h's
+// (Kernels is its micro-kernel). Layouts or group sizes without a vector decoder here go to the generic kernel.
 #pragma once
-
-// This ISA set has its own int8 CQ kernels (isa_cq_i8_test.cpp checks them).
-#define SAGUARO_KERNELS_HAVE_CQ_I8 1
 
 #include <immintrin.h>
 
 #include <cstdint>
 #include <cstring>
-#include <utility>
 
 #include "saguaro/kernels/cq_format.h"
-#include "saguaro/kernels/fused_products.h"
-#include "saguaro/kernels/generic/cq_i8.h"
+#include "saguaro/kernels/cq_i8_loops.h"
 #include "saguaro/kernels/x86/avx2/common.h"
 
 namespace saguaro::kernels::x86_avx2 {
 
 namespace cq_i8_detail {
 
-/// Whether 32 codes at a time decode with one vector load: the planar layout with full-size chunks.
-template <int g, int Bits, int Layout>
-constexpr bool kVectorDecode =
-    (Layout == cq::kLayoutPlanar || Layout == cq::kLayoutPlanarPanel8) && cq::planar_chunk(g, Bits) == (Bits == 4 ? 64 : (Bits == 1 ? 32 : 128));
+using cq_i8_loops::ActRow;
+using cq_i8_loops::kRowStride;
 
 #if defined(__AVX512BW__) && defined(__AVX512VL__)
 /// Bit k: bit k of the LSB bit stream at p (4 bytes), which is already a byte mask: the stream's 32 bits moved into a
@@ -89,7 +83,7 @@ struct CodeLut {
   }
 };
 
-/// Codes 32u … 32u+31 of a planar group as byte indices into lut.for_codes<Bits>(u) (kVectorDecode<g, Bits,
+/// Codes 32u … 32u+31 of a planar group as byte indices into lut.for_codes<Bits>(u) (Kernels::kVectorDecode<g, Bits,
 /// planar> holds). vpshufb reads only bits 0-3 of an index (and zeroes on bit 7), so 2-bit planes 0 and 1 are
 /// masked where they lie (bits 0-1: 0…3; bits 2-3: 0, 4, 8, 12, which the odd table maps) and planes 2 and 3 after
 /// one shift by 4: one shift per 128 codes instead of three, on the ports the shuffles and dot products need. A
@@ -115,22 +109,6 @@ inline __m256i code_indices(const uint8_t* group, int u) {
   }
 }
 
-/// The codebook as code_indices looks it up (CodeLut), and its scale s_cb.
-template <int Bits>
-inline CodeLut codebook_lut(const float* codebook, float* scb) {
-  int8_t q[16];
-  cq::int8_codebook(codebook, Bits, q, scb);
-  alignas(16) uint8_t even[16] = {}, odd[16] = {};
-  for (int c = 0; c < (1 << Bits); ++c) {
-    even[c] = static_cast<uint8_t>(q[c] + 64);
-    if (Bits == 2 || Bits == 3) odd[(c & 3) * 4 + (c >> 2)] = static_cast<uint8_t>(q[c] + 64);
-  }
-  const auto both_lanes = [](const uint8_t* t) {
-    return _mm256_broadcastsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(t)));
-  };
-  return {both_lanes(even), both_lanes(odd)};
-}
-
 /// The AVX2 products: d += the sums of four adjacent products w·a of unsigned bytes w and signed bytes a, per
 /// int32 lane — vpmaddubsw (pairs to int16, exact here), vpmaddwd against ones (pairs to int32), vpaddd. The
 /// kernels below take the product step as a parameter `Ops` (Ops::dot), so that x86/avx512vnni/cq_i8.h can run
@@ -154,90 +132,15 @@ inline int32_t hsum_epi32(__m256i d) {
   return _mm_cvtsi128_si32(_mm_add_epi32(t, _mm_shuffle_epi32(t, 0xB1)));
 }
 
-/// One row of quantized activations: values, per-group scales and sums.
-template <int K>
-struct ActRow {
-  const int8_t* q;
-  const float* scale;
-  const int32_t* sum;
-  ActRow() = default;
-  explicit ActRow(const void* xq, int64_t r) {
-    const uint8_t* row = static_cast<const uint8_t*>(xq) + r * cq::act_row_bytes(K);
-    q = reinterpret_cast<const int8_t*>(row);
-    scale = reinterpret_cast<const float*>(row + cq::padded_k(K));
-    sum = reinterpret_cast<const int32_t*>(row + cq::padded_k(K) + 4 * cq::groups(K));
-  }
+/// σ for cq_i8_loops::norms_transposed, eight at once by F16C (load8): the values of cq::half_to_float, except
+/// that a signalling NaN arrives quietened — which the multiplication it feeds does to it anyway, so the products
+/// stay bit for bit the generic ones (IsaCqI8.EveryNormPatternBitIdentical). One instruction instead of the dozen
+/// of detail::half8_to_float: the 1024 × 1024 GEMV from L2 35.7 → 33.1 thousand cycles at 4 bits, 34.8 → 32.6 at
+/// 2; Qwen3-0.6B CQ2 at one thread, alternating runs, 91.8–104.6 → 105.4–111.3 tok/s, the same logits bit for bit.
+struct HalfNorms {
+  static constexpr int kNormLanes = 8;
+  static void norms(const uint16_t* h, float* out) { _mm256_storeu_ps(out, detail::load8(h)); }
 };
-
-/// sigT[j·NB + b] = σ of weight row n0 + b, group j (rows n0 … n0+NB−1 lie in one panel of the layout). F16C
-/// converts eight at once (load8): the values of cq::half_to_float, except that a signalling NaN arrives quietened —
-/// which the multiplication it feeds does to it anyway, so the products stay bit for bit the generic ones
-/// (IsaCqI8.EveryNormPatternBitIdentical). One instruction instead of the dozen of detail::half8_to_float: the
-/// 1024 × 1024 GEMV from L2 35.7 → 33.1 thousand cycles at 4 bits, 34.8 → 32.6 at 2; Qwen3-0.6B CQ2 at one thread,
-/// alternating runs, 91.8–104.6 → 105.4–111.3 tok/s, the same logits bit for bit.
-template <int N, int G, int NB, int Layout>
-inline void norms_transposed(const uint16_t* norms, int64_t n0, float* sigT) {
-  for (int j = 0; j < G; ++j) {
-    const uint16_t* h = norms + cq::group_index(n0, j, N, G, Layout);
-    if constexpr (NB == 8 && cq::panel_rows(Layout) == 8) {
-      _mm256_storeu_ps(sigT + 8 * j, detail::load8(h));
-    } else {
-      for (int b = 0; b < NB; ++b) sigT[j * NB + b] = cq::half_to_float(h[b * (cq::panel_rows(Layout) == 1 ? G : 1)]);
-    }
-  }
-}
-
-/// Bytes from one row's group to the next row's same group inside a panel.
-template <int K, int Bits, int Layout>
-constexpr int kRowStride = cq::panel_rows(Layout) == 1 ? cq::row_code_bytes(K, Bits) : cq::group_code_bytes(K, Bits);
-
-/// Decode: y[n0 … n0+NB) of one activation row, NB = 8 or 1, streaming the codes.
-template <int K, int N, int Bits, int Layout, int NB, class Ops>
-inline void gemv_tile(const ActRow<K>& x, const uint8_t* codes, const uint16_t* norms, int64_t n0,
-                      const CodeLut& lut, float scb, float* y) {
-  constexpr int g = cq::group_size(K);
-  constexpr int G = cq::groups(K);
-  constexpr int kGroupBytes = cq::group_code_bytes(K, Bits);
-  constexpr int kStride = kRowStride<K, Bits, Layout>;
-  float sigT[G * NB];
-  norms_transposed<N, G, NB, Layout>(norms, n0, sigT);
-  __m256 acc = _mm256_setzero_ps();
-  float acc1 = 0.0f;
-  for (int j = 0; j < G; ++j) {
-    const uint8_t* cj = codes + cq::group_index(n0, j, N, G, Layout) * kGroupBytes;
-    if constexpr (cq::panel_rows(Layout) == 1) {
-      // Eight rows are eight streams, too many for the hardware prefetcher: fetch the same group two tiles ahead.
-      #pragma GCC unroll 8
-      for (int b = 0; b < NB; ++b)
-        _mm_prefetch(reinterpret_cast<const char*>(cj + (2 * NB + b) * kStride), _MM_HINT_T0);
-    }
-    __m256i d[NB];
-    #pragma GCC unroll 8
-    for (int b = 0; b < NB; ++b) d[b] = _mm256_setzero_si256();
-    #pragma GCC unroll 4
-    for (int u = 0; u < g / 32; ++u) {
-      const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.q + j * g + 32 * u));
-      #pragma GCC unroll 8
-      for (int b = 0; b < NB; ++b)
-        d[b] = Ops::dot(d[b], _mm256_shuffle_epi8(lut.for_codes<Bits>(u), code_indices<Bits>(cj + b * kStride, u)),
-                        a);
-    }
-    const float cs = x.scale[j] * scb;
-    if constexpr (NB == 8) {
-      const __m256i dots = _mm256_sub_epi32(hsum8_epi32(d), _mm256_set1_epi32(64 * x.sum[j]));
-      const __m256 t = _mm256_mul_ps(_mm256_set1_ps(cs), _mm256_cvtepi32_ps(dots));
-      acc = _mm256_add_ps(acc, _mm256_mul_ps(_mm256_loadu_ps(sigT + 8 * j), t));
-    } else {
-      const float t = cs * static_cast<float>(hsum_epi32(d[0]) - 64 * x.sum[j]);
-      acc1 = acc1 + sigT[j] * t;
-    }
-  }
-  if constexpr (NB == 8) {
-    _mm256_storeu_ps(y + n0, acc);
-  } else {
-    y[n0] = acc1;
-  }
-}
 
 /// The 8×8 transpose of 32-bit lanes: afterwards v[q] holds lane q of the old v[0], …, v[7], in that order.
 inline void transpose8_epi32(__m256i* v) {
@@ -337,7 +240,7 @@ inline void gemm_block(int32_t rows, const void* xq, const uint8_t* codes, const
   const float* sp[P];
   for (int p = 0; p < P; ++p) {
     decode_panel<K, N, Bits, Layout>(codes, n0 + 8 * p, lut, w + p * kVectors);
-    norms_transposed<N, G, 8, Layout>(norms, n0 + 8 * p, sig[p]);
+    cq_i8_loops::norms_transposed<HalfNorms, N, G, 8, Layout>(norms, n0 + 8 * p, sig[p]);
     wp[p] = w + p * kVectors, sp[p] = sig[p];
   }
   int32_t r = 0;
@@ -350,132 +253,124 @@ inline void gemm_block(int32_t rows, const void* xq, const uint8_t* codes, const
   }
 }
 
-/// Prefill: output columns [n0, n1) of all rows. Kept out of line: inlined into the caller beside the decode loop,
-/// its 2-panel buffer and code made GCC compile the decode tiles 40 % slower.
-template <int K, int N, int Bits, int Layout, class Ops>
-__attribute__((noinline)) void gemm_range(int32_t rows, const void* xq, const uint8_t* c, const uint16_t* nrm,
-                                          int64_t n0, int64_t n1, const CodeLut& lut, float scb, float* y) {
-  __m256i w[2 * cq::padded_k(K) / 4];  // two decoded panels
-  int64_t n = n0;
-  for (; n + 16 <= n1; n += 16) gemm_block<K, N, Bits, Layout, 2, Ops>(rows, xq, c, nrm, n, lut, scb, w, y);
-  for (; n + 8 <= n1; n += 8) gemm_block<K, N, Bits, Layout, 1, Ops>(rows, xq, c, nrm, n, lut, scb, w, y);
-  for (; n < n1; ++n)
-    for (int32_t r = 0; r < rows; ++r)
-      gemv_tile<K, N, Bits, Layout, 1, Ops>(ActRow<K>(xq, r), c, nrm, n, lut, scb, y + static_cast<int64_t>(r) * N);
-}
-
-/// Decode: y[n] for the rows n of [n0, n1) of one activation row, 0 <= n0 <= n1 <= N, n0 a multiple of 8 (eight
-/// at a time, then one at a time).
-template <int K, int N, int Bits, int Layout, class Ops>
-inline void gemv_rows(const ActRow<K>& x, const uint8_t* c, const uint16_t* nrm, int64_t n0, int64_t n1,
-                      const CodeLut& lut, float scb, float* y) {
-  // Rows count in int (N is one): with 64-bit counters GCC's loop analysis warned of pointer overflow in the tail
-  // loop (-Waggressive-loop-optimizations) where a test's output has a known size.
-  int n = static_cast<int>(n0);
-  const int end = static_cast<int>(n1);
-  for (; n + 8 <= end; n += 8) gemv_tile<K, N, Bits, Layout, 8, Ops>(x, c, nrm, n, lut, scb, y);
-  for (; n < end; ++n) gemv_tile<K, N, Bits, Layout, 1, Ops>(x, c, nrm, n, lut, scb, y);
-}
-
-/// y = the integer codebook matmul with the products of `Ops` (generic::cq_matmul_i8's contract and result).
-template <int K, int N, int Bits, int Layout, class Ops>
-inline void matmul_or_generic(int32_t rows, const void* xq, const void* codes, const void* norms,
-                              const void* codebook, float* y, const Parallel* par) {
-  constexpr int g = cq::group_size(K);
-  if constexpr (!kVectorDecode<g, Bits, Layout>) {
-    generic::cq_matmul_i8<K, N, Bits, Layout>(rows, xq, codes, norms, codebook, y, par);
-  } else {
-    const uint8_t* c = static_cast<const uint8_t*>(codes);
-    const uint16_t* nrm = static_cast<const uint16_t*>(norms);
-    float scb;
-    const CodeLut lut = codebook_lut<Bits>(static_cast<const float*>(codebook), &scb);
-    // Each thread takes a range of output columns that starts on a panel (8 rows).
-    parallel_ranges(par, N, 8, int64_t{rows} * N * K, [&](int64_t n0, int64_t n1) {
-      if (rows < 4) {
-        for (int32_t r = 0; r < rows; ++r)
-          gemv_rows<K, N, Bits, Layout, Ops>(ActRow<K>(xq, r), c, nrm, n0, n1, lut, scb, y + int64_t{r} * N);
-        return;
-      }
-      gemm_range<K, N, Bits, Layout, Ops>(rows, xq, c, nrm, n0, n1, lut, scb, y);
-    });
-  }
-}
-
-/// This ISA set's side of the fused products (fused::products), with the product step of `Ops`.
+/// cq_i8_loops.h's micro-kernel on AVX2, with the product step of `Ops` (Avx2Ops, or x86/avx512vnni/cq_i8.h's).
 template <class Ops>
-struct FusedIsa {
-  template <int K, int Bits, int Layout>
-  static constexpr bool kGemv = kVectorDecode<cq::group_size(K), Bits, Layout>;
+struct Kernels : HalfNorms {
+  /// Whether 32 codes at a time decode with one vector load: the planar layouts with full-size chunks.
+  template <int g, int Bits, int Layout>
+  static constexpr bool kVectorDecode = (Layout == cq::kLayoutPlanar || Layout == cq::kLayoutPlanarPanel8) &&
+                                        cq::planar_chunk(g, Bits) == (Bits == 4 ? 64 : (Bits == 1 ? 32 : 128));
+
+  /// The codebook as code_indices looks it up (CodeLut), and its scale s_cb.
+  using Lut = CodeLut;
   template <int Bits>
-  static CodeLut lut(const void* codebook, float* scb) {
-    return codebook_lut<Bits>(static_cast<const float*>(codebook), scb);
+  static Lut lut(const float* codebook, float* scb) {
+    int8_t q[16];
+    cq::int8_codebook(codebook, Bits, q, scb);
+    alignas(16) uint8_t even[16] = {}, odd[16] = {};
+    for (int c = 0; c < (1 << Bits); ++c) {
+      even[c] = static_cast<uint8_t>(q[c] + 64);
+      if (Bits == 2 || Bits == 3) odd[(c & 3) * 4 + (c >> 2)] = static_cast<uint8_t>(q[c] + 64);
+    }
+    const auto both_lanes = [](const uint8_t* t) {
+      return _mm256_broadcastsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(t)));
+    };
+    return {both_lanes(even), both_lanes(odd)};
   }
-  template <int K, int N, int Bits, int Layout>
-  static void matmul(int32_t rows, const void* xq, const void* codes, const void* norms, const void* codebook, float* y,
-                     const Parallel* par) {
-    matmul_or_generic<K, N, Bits, Layout, Ops>(rows, xq, codes, norms, codebook, y, par);
+
+  /// Activation quantization, 32 values at a time; vcvtps2dq rounds to nearest even, like nearbyint in the default
+  /// rounding mode.
+  static constexpr int kQuantLanes = 32;
+  template <int g>
+  static float absmax(const float* v) {
+    const __m256 abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF));
+    __m256 m = _mm256_setzero_ps();
+    for (int i = 0; i < g; i += 8) m = _mm256_max_ps(m, _mm256_and_ps(_mm256_loadu_ps(v + i), abs_mask));
+    const __m128 m4 = _mm_max_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
+    const __m128 m2 = _mm_max_ps(m4, _mm_movehl_ps(m4, m4));
+    return _mm_cvtss_f32(_mm_max_ss(m2, _mm_shuffle_ps(m2, m2, 1)));
   }
+  template <int g>
+  static int32_t quantize(const float* v, float inv, int8_t* out) {
+    const __m256 vinv = _mm256_set1_ps(inv);
+    const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    __m256i sum = _mm256_setzero_si256();
+    for (int i = 0; i < g; i += 32) {
+      __m256i q[4];
+      for (int k = 0; k < 4; ++k) {
+        q[k] = _mm256_cvtps_epi32(_mm256_mul_ps(_mm256_loadu_ps(v + i + 8 * k), vinv));
+        sum = _mm256_add_epi32(sum, q[k]);
+      }
+      const __m256i packed = _mm256_packs_epi16(_mm256_packs_epi32(q[0], q[1]), _mm256_packs_epi32(q[2], q[3]));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), _mm256_permutevar8x32_epi32(packed, order));
+    }
+    return hsum_epi32(sum);
+  }
+
+  /// Decode: y[n0 … n0+NB) of one activation row, NB = 8 or 1, streaming the codes.
+  template <int K, int N, int Bits, int Layout, int NB>
+  static void gemv_tile(const ActRow<K>& x, const uint8_t* codes, const uint16_t* norms, int64_t n0, const Lut& lut,
+                        float scb, float* y) {
+    constexpr int g = cq::group_size(K);
+    constexpr int G = cq::groups(K);
+    constexpr int kStride = kRowStride<K, Bits, Layout>;
+    float sigT[G * NB];
+    cq_i8_loops::norms_transposed<HalfNorms, N, G, NB, Layout>(norms, n0, sigT);
+    __m256 acc = _mm256_setzero_ps();
+    float acc1 = 0.0f;
+    for (int j = 0; j < G; ++j) {
+      const uint8_t* cj = cq_i8_loops::group_codes<K, N, Bits, Layout>(codes, n0, j);
+      if constexpr (cq::panel_rows(Layout) == 1) {
+        // Eight rows are eight streams, too many for the hardware prefetcher: fetch the same group two tiles ahead.
+        #pragma GCC unroll 8
+        for (int b = 0; b < NB; ++b)
+          _mm_prefetch(reinterpret_cast<const char*>(cj + (2 * NB + b) * kStride), _MM_HINT_T0);
+      }
+      __m256i d[NB];
+      #pragma GCC unroll 8
+      for (int b = 0; b < NB; ++b) d[b] = _mm256_setzero_si256();
+      #pragma GCC unroll 4
+      for (int u = 0; u < g / 32; ++u) {
+        const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.q + j * g + 32 * u));
+        #pragma GCC unroll 8
+        for (int b = 0; b < NB; ++b)
+          d[b] = Ops::dot(d[b], _mm256_shuffle_epi8(lut.for_codes<Bits>(u), code_indices<Bits>(cj + b * kStride, u)),
+                          a);
+      }
+      const float cs = x.scale[j] * scb;
+      if constexpr (NB == 8) {
+        const __m256i dots = _mm256_sub_epi32(hsum8_epi32(d), _mm256_set1_epi32(64 * x.sum[j]));
+        const __m256 t = _mm256_mul_ps(_mm256_set1_ps(cs), _mm256_cvtepi32_ps(dots));
+        acc = _mm256_add_ps(acc, _mm256_mul_ps(_mm256_loadu_ps(sigT + 8 * j), t));
+      } else {
+        const float t = cs * static_cast<float>(hsum_epi32(d[0]) - 64 * x.sum[j]);
+        acc1 = acc1 + sigT[j] * t;
+      }
+    }
+    if constexpr (NB == 8) {
+      _mm256_storeu_ps(y + n0, acc);
+    } else {
+      y[n0] = acc1;
+    }
+  }
+
+  /// Prefill: output columns [n0, n1) of all rows: pairs of panels, a last panel, then single columns. Kept out of
+  /// line: inlined into the caller beside the decode loop, its 2-panel buffer and code made GCC compile the decode
+  /// tiles 40 % slower.
   template <int K, int N, int Bits, int Layout>
-  static void gemv_rows(const void* xq, int32_t r, const void* codes, const void* norms, int64_t n0, int64_t n1,
-                        const CodeLut& lut, float scb, float* y) {
-    cq_i8_detail::gemv_rows<K, N, Bits, Layout, Ops>(ActRow<K>(xq, r), static_cast<const uint8_t*>(codes),
-                                                     static_cast<const uint16_t*>(norms), n0, n1, lut, scb, y);
+  __attribute__((noinline)) static void gemm_range(int32_t rows, const void* xq, const uint8_t* c, const uint16_t* nrm,
+                                                   int64_t n0, int64_t n1, const Lut& lut, float scb, float* y) {
+    __m256i w[2 * cq::padded_k(K) / 4];  // two decoded panels
+    int64_t n = n0;
+    for (; n + 16 <= n1; n += 16) gemm_block<K, N, Bits, Layout, 2, Ops>(rows, xq, c, nrm, n, lut, scb, w, y);
+    for (; n + 8 <= n1; n += 8) gemm_block<K, N, Bits, Layout, 1, Ops>(rows, xq, c, nrm, n, lut, scb, w, y);
+    cq_i8_loops::gemv_columns<Kernels, K, N, Bits, Layout>(rows, xq, c, nrm, n, n1, lut, scb, y);
   }
 };
 
 }  // namespace cq_i8_detail
 
-/// Quantized activations (contract of generic::cq_quantize_act_i8, same bytes).
-template <int K>
-inline void cq_quantize_act_i8(int32_t rows, const float* xr, void* xq) {
-  constexpr int g = cq::group_size(K);
-  constexpr int G = cq::groups(K);
-  constexpr int Kp = cq::padded_k(K);
-  if constexpr (g % 32 != 0) {
-    generic::cq_quantize_act_i8<K>(rows, xr, xq);
-  } else {
-    const __m256 abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF));
-    const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
-    for (int32_t r = 0; r < rows; ++r) {
-      const float* x = xr + static_cast<int64_t>(r) * Kp;
-      uint8_t* row = static_cast<uint8_t*>(xq) + static_cast<int64_t>(r) * cq::act_row_bytes(K);
-      for (int j = 0; j < G; ++j) {
-        const float* v = x + j * g;
-        __m256 m = _mm256_setzero_ps();
-        for (int i = 0; i < g; i += 8) m = _mm256_max_ps(m, _mm256_and_ps(_mm256_loadu_ps(v + i), abs_mask));
-        const __m128 m4 = _mm_max_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
-        const __m128 m2 = _mm_max_ps(m4, _mm_movehl_ps(m4, m4));
-        const float a = _mm_cvtss_f32(_mm_max_ss(m2, _mm_shuffle_ps(m2, m2, 1)));
-        const __m256 inv = _mm256_set1_ps(a > 0.0f ? 127.0f / a : 0.0f);
-        __m256i sum = _mm256_setzero_si256();
-        for (int i = 0; i < g; i += 32) {
-          __m256i q[4];
-          for (int k = 0; k < 4; ++k) {
-            q[k] = _mm256_cvtps_epi32(_mm256_mul_ps(_mm256_loadu_ps(v + i + 8 * k), inv));
-            sum = _mm256_add_epi32(sum, q[k]);
-          }
-          const __m256i packed =
-              _mm256_packs_epi16(_mm256_packs_epi32(q[0], q[1]), _mm256_packs_epi32(q[2], q[3]));
-          _mm256_storeu_si256(reinterpret_cast<__m256i*>(row + j * g + i), _mm256_permutevar8x32_epi32(packed, order));
-        }
-        const float scale = a / 127.0f;
-        const int32_t s = cq_i8_detail::hsum_epi32(sum);
-        std::memcpy(row + Kp + 4 * j, &scale, 4);
-        std::memcpy(row + Kp + 4 * G + 4 * j, &s, 4);
-      }
-    }
-  }
-}
-
-/// y = the integer codebook matmul of quantized activations (contract of generic::cq_matmul_i8, same result).
-template <int K, int N, int Bits, int Layout>
-inline void cq_matmul_i8(int32_t rows, const void* xq, const void* codes, const void* norms, const void* codebook,
-                         float* y, const Parallel* par = nullptr) {
-  cq_i8_detail::matmul_or_generic<K, N, Bits, Layout, cq_i8_detail::Avx2Ops>(rows, xq, codes, norms, codebook, y,
-                                                                             par);
-}
-
-// cq_matmul2_i8, cq_matmul3_i8: every product's rows in one parallel region (fused_products.h).
-SAGUARO_KERNELS_DEFINE_FUSED_CQ_PRODUCTS(cq_i8_detail::FusedIsa<cq_i8_detail::Avx2Ops>)
+// cq_quantize_act_i8, cq_matmul_i8, cq_matmul2_i8, cq_matmul3_i8.
+SAGUARO_KERNELS_DEFINE_CQ_I8(cq_i8_detail::Kernels<cq_i8_detail::Avx2Ops>)
 
 }  // namespace saguaro::kernels::x86_avx2
