@@ -256,10 +256,34 @@ int runBundleProgram(const Args &a, const std::vector<std::string> &args) {
   return execBundle(*exe, *bundle, args);
 }
 
+/// The image processor config of a model directory (preprocessor_config.json or processor_config.json), or "".
+std::string processorConfigOf(const std::string &model) {
+  for (const char *name : {"preprocessor_config.json", "processor_config.json"})
+    if (std::string path = model + "/" + name; llvm::sys::fs::exists(path))
+      return path;
+  return "";
+}
+
 int cmdRun(const Args &a) {
   if (!a.has("-p"))
     return fail("run needs -p PROMPT");
-  return runBundleProgram(a, a.forward(kSamplerOptions));
+  std::vector<std::string> images;
+  for (const auto &[name, value] : a.given)
+    if (name == "--image")
+      images.push_back(value);
+  if (images.empty())
+    return runBundleProgram(a, a.forward(kSamplerOptions));
+  auto bundle = bundleFor(a);
+  if (!bundle)
+    return fail(llvm::toString(bundle.takeError()));
+  auto exe = buildBundle(*bundle);
+  if (!exe)
+    return fail(llvm::toString(exe.takeError()));
+  EncodeOptions o;
+  o.source = a.positional[0], o.bundle = *bundle, o.program = *exe;
+  o.config = processorConfigOf(a.positional[0]);
+  o.programArgs = a.forward(kThreadsOption);
+  return runWithImages(o, images, a.forward(kSamplerOptions));
 }
 
 int cmdLogits(const Args &a) {
@@ -288,10 +312,7 @@ int cmdEncode(const Args &a) {
       return fail("encode: --max-soft-tokens: expected a positive integer, got '" + n + "'");
     o.maxSoftTokens = static_cast<int>(value);
   }
-  // The model's own image processor settings, when it is a model directory that has them.
-  for (const char *name : {"preprocessor_config.json", "processor_config.json"})
-    if (std::string path = a.positional[0] + "/" + name; o.config.empty() && llvm::sys::fs::exists(path))
-      o.config = path;
+  o.config = processorConfigOf(a.positional[0]); // the model's own image processor settings
   auto bundle = bundleFor(a);
   if (!bundle)
     return fail(llvm::toString(bundle.takeError()));
@@ -544,9 +565,13 @@ std::vector<cli::Command> commands() {
              kCompileOptions,
              {{"--handoff", "", "ship the cloud handoff in the bundle (docs/handoff.md); it then links libcurl"}}}),
        cmdCompile},
-      {"run", "MODEL_OR_BUNDLE -p PROMPT [options]",
+      {"run", "MODEL_OR_BUNDLE -p PROMPT [--image FILE ...] [options]",
        "generate text: compile the model into the cache if needed, build the bundle and run its program",
-       join({kSamplerOptions, kCompileOptions}), cmdRun},
+       join({kSamplerOptions,
+             {{"--image", "FILE", "a PNG or JPEG for the vision tower, repeatable: each takes an <|image|> of the "
+                                  "prompt in order, or goes before it"}},
+             kCompileOptions}),
+       cmdRun},
       {"logits", "MODEL_OR_BUNDLE --token-ids FILE -o OUT.npy [options]",
        "write the float32 logits of a prefill of each line of token ids",
        join({{{"--token-ids", "FILE", "whitespace-separated token ids, one sequence a line (required)"},

@@ -33,7 +33,7 @@ const char* const kUsage =
     "saguaro_bundle BUNDLE --complete MESSAGES_FILE [--options OPTIONS_FILE] | saguaro_bundle BUNDLE --serve-stdio | "
     "saguaro_bundle BUNDLE --bench -o OUT.json [--prompt-tokens N] | saguaro_bundle BUNDLE --bench-image -o OUT.json | "
     "saguaro_bundle BUNDLE --encode-image PATCHES.npy --positions POS.npy -o OUT.npy; "
-    "--logits also takes --soft-tokens SOFT.npy (the rows its image placeholders take); "
+    "--logits and -p take --soft-tokens SOFT.npy, once per image (the rows its placeholders take); "
     "every mode takes --threads N (0, the default: every hardware thread); all but --complete and --serve-stdio "
     "take --mmap (map weights.sgw instead of reading it into memory)";
 
@@ -62,7 +62,8 @@ bool parse_float(const std::string& s, double lo, double hi, double* out) {
 
 struct Args {
   std::string bundle, prompt, ids_file, gram_file, capture_file, complete_file, options_file, out_file;
-  std::string patches_file, positions_file, soft_tokens_file;  // --encode-image, --positions, --soft-tokens
+  std::string patches_file, positions_file;  // --encode-image, --positions
+  std::vector<std::string> soft_tokens_files;  // --soft-tokens, once per image
   bool has_prompt = false;  // without -p the prompt is empty, as in run.c
   bool bench = false;
   bool bench_image = false;  // --bench-image: the vision tower's bench instead of the decoder's
@@ -122,7 +123,7 @@ bool parse_args(int argc, char** argv, Args* a, std::string* err) {
     } else if (flag == "--positions") {
       a->positions_file = v;
     } else if (flag == "--soft-tokens") {
-      a->soft_tokens_file = v;
+      a->soft_tokens_files.push_back(v);
     } else if (flag == "-o") {
       a->out_file = v;
     } else if (flag == "-n") {
@@ -168,7 +169,8 @@ bool parse_args(int argc, char** argv, Args* a, std::string* err) {
   if (!a->options_file.empty() && a->complete_file.empty()) return *err = "--options goes with --complete", false;
   if (a->patches_file.empty() != a->positions_file.empty())
     return *err = "--encode-image PATCHES.npy goes with --positions POS.npy", false;
-  if (!a->soft_tokens_file.empty() && a->ids_file.empty()) return *err = "--soft-tokens goes with --logits", false;
+  if (!a->soft_tokens_files.empty() && a->ids_file.empty() && !a->has_prompt)
+    return *err = "--soft-tokens goes with --logits or -p", false;
   if (a->has_prompt_tokens && !a->bench) return *err = "--prompt-tokens goes with --bench", false;
   if (a->load == WeightsLoad::kMap && (!a->complete_file.empty() || a->serve_stdio))
     return *err = "--mmap does not go with --complete or --serve-stdio (the C API reads the weights into memory)", false;
@@ -234,11 +236,14 @@ int run_logits(Engine& engine, const Args& a) {
   std::vector<std::vector<int32_t>> sequences;
   std::string err;
   if (!read_sequences(a.ids_file, &sequences, &err)) return fail(err);
-  std::vector<float> soft;  // --soft-tokens: the rows of every image placeholder of the first sequence, in order
-  if (!a.soft_tokens_file.empty()) {
-    if (!read_f32_rows(a.soft_tokens_file, engine.spec().dim, &soft, &err)) return fail(err);
-    if (sequences.size() != 1) return fail(a.ids_file + ": --soft-tokens takes one sequence");
+  std::vector<float> soft;  // --soft-tokens: the rows of the image placeholders of the one sequence, in order
+  for (const std::string& file : a.soft_tokens_files) {
+    std::vector<float> image;
+    if (!read_f32_rows(file, engine.spec().dim, &image, &err)) return fail(err);
+    soft.insert(soft.end(), image.begin(), image.end());
   }
+  if (!a.soft_tokens_files.empty() && sequences.size() != 1)
+    return fail(a.ids_file + ": --soft-tokens takes one sequence");
   std::vector<float> all;
   uint64_t rows = 0;
   for (const std::vector<int32_t>& ids : sequences) {
@@ -407,9 +412,13 @@ int run_serve_stdio(const Args& a) {
   return 0;
 }
 
-int run_generate(Engine& engine, const Args& a) {
+int run_generate(Engine& engine, Args a) {
   GenerateStats st;
   std::string err;
+  for (const std::string& file : a.soft_tokens_files) {  // one image each
+    a.cfg.images.emplace_back();
+    if (!read_f32_rows(file, engine.spec().dim, &a.cfg.images.back(), &err)) return fail(err);
+  }
   auto print = [](std::string_view text, int32_t) {
     std::fwrite(text.data(), 1, text.size(), stdout);
     std::fflush(stdout);

@@ -13,6 +13,8 @@ table, 280 soft tokens per image compiled in).
   preprocessor_config.json (budget 70): the soft tokens of the released processor's rules (Pillow resize,
   test/reference/gemma4_image_reference.py) through the reference tower, within the same 1e-3; the budget
   compiled in is the processor's.
+- `saguaro run --image` of the same PNG with a prompt holding `<|image|>` (the chat-template fixture's tokenizer):
+  greedy, its first token is the argmax of the reference's logits of the expanded prompt.
 - Logits of a prompt holding an image (the placeholder expanded to begin-image, n soft tokens, end-image; the soft
   tokens from `saguaro encode` injected by `saguaro logits --soft-tokens`) equal the reference's within 1e-3,
   with a float32 KV cache.
@@ -119,6 +121,24 @@ def main():
         err = float(np.abs(ours - ref).max()) if ours.shape == ref.shape else float("inf")
         check(f"--image {os.path.basename(png)}, budget 70: {ref.shape[0]} soft tokens", err <= ATOL_SCALE * scale,
               f"max |ours - reference| {err:.3g}, scale {scale:.3g}")
+
+        # `saguaro run --image`: the prompt's <|image|> takes the image; greedy, its first token is the reference's.
+        tokenizer = os.path.join(args.source_dir, "test", "fixtures", "chat_templates", "gemma4", "tokenizer.json")
+        text = "Look: <|image|> What is it?"
+        ids = common.run([args.saguaro, "tokenize", tokenizer, text], args).stdout.decode().split()
+        prompt_ids, expanded_ids = os.path.join(w, "run-prompt.txt"), os.path.join(w, "run-expanded.txt")
+        open(prompt_ids, "w").write(" ".join(ids) + "\n")
+        run_ref = os.path.join(w, "ref-run-logits.npy")
+        common.run([common.python(), reference, "logits", "--model", with_processor, "--tokens", prompt_ids,
+                    "--pixels", resized, "-o", run_ref, "--write-ids", expanded_ids], args)
+        expected = int(np.argmax(np.load(run_ref)[-1]))
+        piece = common.run([args.saguaro, "tokenize", tokenizer, str(expected), "--decode"], args).stdout.decode()
+        positions = len(open(expanded_ids).read().split())
+        out = common.run([args.saguaro, "run", with_processor, "--tokenizer", tokenizer, "-p", text, "--image", png,
+                          "-n", str(positions + 1), "-t", "0", "--target", "generic", "--kv-cache", "f32",
+                          "--max-seq", "128"], args).stdout.decode()
+        check(f"run --image: the first token after a {positions}-token prompt", out.rstrip("\n").endswith(piece.strip("\n")),
+              f"expected token {expected} {piece.strip()!r}, the program printed ...{out.rstrip()[-40:]!r}")
     else:
         print(f"skipped --image: {png} is absent (../shared)")
 

@@ -226,7 +226,7 @@ def main():
         weights.update(random_gemma4_vision.vision_weights(a.vision, v["hidden"], np.random.default_rng([a.seed, 2])))
     config = make_config(v, a)
     if a.audio:
-        add_audio_tower(config, weights, np.random.default_rng([a.seed, 3]))
+        add_audio_tower(config, weights, np.random.default_rng([a.seed, 2]))
     write_model(a.output, config, weights, _DTYPES[a.dtype][0], a.shards)
     return 0
 

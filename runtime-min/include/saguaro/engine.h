@@ -24,6 +24,9 @@ struct GenerateConfig {
   int32_t steps = 0;                // llama2.c -n: total positions including the prompt; 0 or > max_seq: max_seq
   int32_t max_new_tokens = -1;      // stop after this many generated tokens; -1: unlimited
   bool echo_prompt = false;         // also emit the prompt's pieces (as llama2.c's run prints them)
+  /// Images, each its soft tokens (n × dim floats, Engine::encode_image): they take the prompt's image placeholders
+  /// in order, or go first (after BOS) when it has none; each becomes begin-image, n placeholders, end-image.
+  std::vector<std::vector<float>> images;
 };
 
 /// Counters and timings of one generate() call.

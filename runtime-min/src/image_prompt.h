@@ -1,0 +1,26 @@
+// Where an image's soft tokens go in a tokenized prompt (Gemma4Processor's expansion).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "saguaro/model_abi.h"
+
+namespace saguaro {
+
+/// A prompt with images, ready for prefill.
+struct ImagePrompt {
+  std::vector<int32_t> ids;     // the expanded prompt: each image as begin_id, n placeholders (token_id), end_id
+  std::vector<int32_t> lookup;  // the ids the model embeds: placeholders read as pad_id
+  std::vector<float> rows;      // ids.size() × dim: the soft tokens at the placeholders, zero elsewhere
+  std::vector<uint8_t> mask;    // 1 at the placeholders
+};
+
+/// Expands `ids` for `images` (each n_i × dim floats of soft tokens, in order): every placeholder token of `ids`
+/// takes the next image; a prompt without any gets one per image after its first token when that is `bos` (else at
+/// its start). False + a one-line reason when the placeholders and the images differ in number.
+bool expand_image_prompt(const EncoderSpec& vision, int32_t dim, int32_t bos, const std::vector<int32_t>& ids,
+                         const std::vector<std::vector<float>>& images, ImagePrompt* out, std::string* err);
+
+}  // namespace saguaro
