@@ -14,7 +14,9 @@ table, 280 soft tokens per image compiled in).
   test/reference/gemma4_image_reference.py) through the reference tower, within the same 1e-3; the budget
   compiled in is the processor's.
 - `saguaro run --image` of the same PNG with a prompt holding `<|image|>` (the chat-template fixture's tokenizer):
-  greedy, its first token is the argmax of the reference's logits of the expanded prompt.
+  greedy, it writes the reference's continuation (each token the argmax of the reference's logits of the expanded
+  prompt and the tokens before it, up to 8, a stop token or an id the tokenizer does not have), which must decode
+  to some text.
 - Logits of a prompt holding an image (the placeholder expanded to begin-image, n soft tokens, end-image; the soft
   tokens from `saguaro encode` injected by `saguaro logits --soft-tokens`) equal the reference's within 1e-3,
   with a float32 KV cache.
@@ -31,6 +33,9 @@ import common
 ATOL_SCALE = 1e-3  # soft tokens against the float64 reference, of their scale
 ISA_RTOL = 1e-4    # ISA against generic, of the scale
 LOGITS_ATOL = 1e-3
+RUN_TOKENS = 8     # greedy tokens `run --image` is compared on
+STOP_IDS = {1, 6}  # the chat-template fixture's eos_token_id (generation_config.json)
+TOKENIZER_VOCAB = 225  # the fixture tokenizer's ids; the tiny models' vocabulary is 256
 
 
 def main():
@@ -122,23 +127,33 @@ def main():
         check(f"--image {os.path.basename(png)}, budget 70: {ref.shape[0]} soft tokens", err <= ATOL_SCALE * scale,
               f"max |ours - reference| {err:.3g}, scale {scale:.3g}")
 
-        # `saguaro run --image`: the prompt's <|image|> takes the image; greedy, its first token is the reference's.
+        # `saguaro run --image`: the prompt's <|image|> takes the image; greedy, the program writes the reference's
+        # continuation (its next tokens, each the argmax of the reference's logits, until a stop token).
         tokenizer = os.path.join(args.source_dir, "test", "fixtures", "chat_templates", "gemma4", "tokenizer.json")
         text = "Look: <|image|> What is it?"
         ids = common.run([args.saguaro, "tokenize", tokenizer, text], args).stdout.decode().split()
         prompt_ids, expanded_ids = os.path.join(w, "run-prompt.txt"), os.path.join(w, "run-expanded.txt")
-        open(prompt_ids, "w").write(" ".join(ids) + "\n")
         run_ref = os.path.join(w, "ref-run-logits.npy")
-        common.run([common.python(), reference, "logits", "--model", with_processor, "--tokens", prompt_ids,
-                    "--pixels", resized, "-o", run_ref, "--write-ids", expanded_ids], args)
-        expected = int(np.argmax(np.load(run_ref)[-1]))
-        piece = common.run([args.saguaro, "tokenize", tokenizer, str(expected), "--decode"], args).stdout.decode()
-        positions = len(open(expanded_ids).read().split())
+        continuation = []
+        for _ in range(RUN_TOKENS):
+            open(prompt_ids, "w").write(" ".join(ids + continuation) + "\n")
+            common.run([common.python(), reference, "logits", "--model", with_processor, "--tokens", prompt_ids,
+                        "--pixels", resized, "-o", run_ref, "--write-ids", expanded_ids], args)
+            token = int(np.argmax(np.load(run_ref)[-1]))
+            if token in STOP_IDS or token >= TOKENIZER_VOCAB:  # the random model's vocabulary is the larger
+                break
+            continuation.append(str(token))
+        expected = common.run([args.saguaro, "tokenize", tokenizer, " ".join(continuation), "--decode"],
+                              args).stdout.decode().strip("\n")
+        if not expected.strip():
+            raise SystemExit(f"FAIL: the reference's greedy continuation {continuation} decodes to no text; "
+                             "the check would prove nothing")
+        positions = len(open(expanded_ids).read().split()) - len(continuation)
         out = common.run([args.saguaro, "run", with_processor, "--tokenizer", tokenizer, "-p", text, "--image", png,
-                          "-n", str(positions + 1), "-t", "0", "--target", "generic", "--kv-cache", "f32",
+                          "-n", str(positions + len(continuation)), "-t", "0", "--target", "generic", "--kv-cache", "f32",
                           "--max-seq", "128"], args).stdout.decode()
-        check(f"run --image: the first token after a {positions}-token prompt", out.rstrip("\n").endswith(piece.strip("\n")),
-              f"expected token {expected} {piece.strip()!r}, the program printed ...{out.rstrip()[-40:]!r}")
+        check(f"run --image: {len(continuation)} greedy tokens after a {positions}-token prompt",
+              out.rstrip("\n").endswith(expected), f"expected ...{expected!r}, the program printed ...{out.rstrip()[-60:]!r}")
     else:
         print(f"skipped --image: {png} is absent (../shared)")
 
