@@ -20,7 +20,8 @@ table, 280 soft tokens per image compiled in).
 - Logits of a prompt holding an image (the placeholder expanded to begin-image, n soft tokens, end-image; the soft
   tokens from `saguaro encode` injected by `saguaro logits --soft-tokens`) equal the reference's within 1e-3,
   with a float32 KV cache.
-- Bad input, one line and exit 1, no output file: a model without a vision tower, a budget above the compiled one,
+- Bad input, one line and exit 1, no output file: an image longer than the context (`run`), a model without a
+  vision tower, a budget above the compiled one,
   pixels off the patch grid, an image wider than the position table, a soft-token count that does not match the
   placeholders, a file that is not .npy.
 """
@@ -154,6 +155,12 @@ def main():
                           "--max-seq", "128"], args).stdout.decode()
         check(f"run --image: {len(continuation)} greedy tokens after a {positions}-token prompt",
               out.rstrip("\n").endswith(expected), f"expected ...{expected!r}, the program printed ...{out.rstrip()[-60:]!r}")
+        # More image than the context holds: one line, exit 1.
+        proc = common.run([args.saguaro, "run", with_processor, "--tokenizer", tokenizer, "-p", text, "--image", png,
+                           "-t", "0", "--target", "generic", "--max-seq", "64"], args, check=False)
+        said = proc.stderr.decode().strip().splitlines()
+        check("refused: an image longer than the context", proc.returncode == 1 and said and
+              f"prompt has {positions} tokens, the model's max_seq is 64" in said[-1], said[-1] if said else "")
     else:
         print(f"skipped --image: {png} is absent (../shared)")
 
