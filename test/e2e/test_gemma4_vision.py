@@ -20,8 +20,8 @@ table, 280 soft tokens per image compiled in).
 - Logits of a prompt holding an image (the placeholder expanded to begin-image, n soft tokens, end-image; the soft
   tokens from `saguaro encode` injected by `saguaro logits --soft-tokens`) equal the reference's within 1e-3,
   with a float32 KV cache.
-- Bad input, one line and exit 1, no output file: an image longer than the context (`run`), a model without a
-  vision tower, a budget above the compiled one,
+- Bad input, one line and exit 1, no output file: a truncated PNG, an image longer than the context (`run`), a
+  model without a vision tower, a budget above the compiled one,
   pixels off the patch grid, an image wider than the position table, a soft-token count that does not match the
   placeholders, a file that is not .npy.
 """
@@ -155,6 +155,14 @@ def main():
                           "--max-seq", "128"], args).stdout.decode()
         check(f"run --image: {len(continuation)} greedy tokens after a {positions}-token prompt",
               out.rstrip("\n").endswith(expected), f"expected ...{expected!r}, the program printed ...{out.rstrip()[-60:]!r}")
+        # A truncated image file: the decoder's one line, naming it.
+        truncated = os.path.join(w, "truncated.png")
+        open(truncated, "wb").write(open(png, "rb").read()[:2000])
+        proc = common.run([args.saguaro, "encode", with_processor, "--image", truncated, "-o",
+                           os.path.join(w, "x-truncated.npy"), "--target", "generic"], args, check=False)
+        said = proc.stderr.decode().strip().splitlines()
+        check("refused: a truncated PNG", proc.returncode == 1 and said and "truncated.png" in said[-1] and
+              not os.path.exists(os.path.join(w, "x-truncated.npy")), said[-1] if said else "")
         # More image than the context holds: one line, exit 1.
         proc = common.run([args.saguaro, "run", with_processor, "--tokenizer", tokenizer, "-p", text, "--image", png,
                            "-t", "0", "--target", "generic", "--max-seq", "64"], args, check=False)
