@@ -88,12 +88,13 @@ llvm::Expected<std::string> translateToNamedCpp(mlir::ModuleOp m);
 /// manifest.json for people to read: model, target, tensors and their layouts, memory plan, taps.
 llvm::json::Value manifest(mlir::ModuleOp m, const ModuleFacts &facts, const BundleInputs &in, const BlobSizes &blob);
 
-/// CMakeLists.txt that builds the bundle on its own, model.cpp with the target's `flags`.
-std::string cmakeLists(llvm::StringRef flags, bool handoff);
+/// CMakeLists.txt that builds the bundle on its own, model.cpp with the target's `flags`; with `vision`, the
+/// program links the bundle's copy of the image front-end.
+std::string cmakeLists(llvm::StringRef flags, bool handoff, bool vision);
 /// model.h: the model ABI and the kernels.
 llvm::StringRef modelHeader();
-/// main.cpp: the example program.
-llvm::StringRef mainSource();
+/// main.cpp: the example program; with `vision`, it reads images too.
+llvm::StringRef mainSource(bool vision);
 
 } // namespace saguaro::bundle
 

@@ -66,6 +66,11 @@ llvm::Error copyRuntime(const BundleInputs &in, llvm::StringRef dir) {
     trees.insert(trees.end(), {{"handoff/include", "saguaro/handoff/include"}, {"handoff/src", "saguaro/handoff/src"}});
     files.push_back({"handoff/bundle.cmake", "saguaro/handoff/CMakeLists.txt"}); // without the chat server
   }
+  if (in.model.vision) { // the program reads images
+    trees.insert(trees.end(), {{"runtime-min/frontends/image/include", "saguaro/image/include"},
+                               {"runtime-min/frontends/image/src", "saguaro/image/src"}});
+    files.push_back({"runtime-min/frontends/image/CMakeLists.txt", "saguaro/image/CMakeLists.txt"});
+  }
   for (auto [from, to] : trees) {
     llvm::SmallString<256> src(source), dst(dir);
     llvm::sys::path::append(src, from);
@@ -102,8 +107,10 @@ llvm::Error writeBundle(ModuleOp module, const ModuleFacts &facts, const BundleI
   std::string manifestText;
   llvm::raw_string_ostream(manifestText) << llvm::formatv("{0:2}", manifest(module, facts, in, *blob)) << "\n";
   for (auto [name, text] : std::vector<std::pair<const char *, std::string>>{
-           {"model.cpp", *cpp}, {"model.h", modelHeader().str()}, {"main.cpp", mainSource().str()},
-           {"CMakeLists.txt", cmakeLists(flags, in.handoff)}, {"manifest.json", manifestText}})
+           {"model.cpp", *cpp}, {"model.h", modelHeader().str()},
+           {"main.cpp", mainSource(in.model.vision.has_value()).str()},
+           {"CMakeLists.txt", cmakeLists(flags, in.handoff, in.model.vision.has_value())},
+           {"manifest.json", manifestText}})
     if (auto e = writeFile(dir, name, text))
       return e;
   return copyRuntime(in, dir);

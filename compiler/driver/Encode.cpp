@@ -15,7 +15,6 @@
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace saguaro;
@@ -109,32 +108,8 @@ int saguaro::runEncode(const EncodeOptions &o) {
     return fail(o.output + ": cannot write: " + ec.message());
   }
   const int64_t pooling = vision->getInteger("pooling").value_or(3);
-  if (!o.quiet)
-    llvm::outs() << "wrote " << o.output << ": " << result.shape[0] / (pooling * pooling) << " soft tokens from "
+  llvm::outs() << "wrote " << o.output << ": " << result.shape[0] / (pooling * pooling) << " soft tokens from "
                << result.shape[0] << " patches\n";
   return 0;
 }
 
-int saguaro::runWithImages(EncodeOptions o, const std::vector<std::string> &images,
-                           std::vector<std::string> programArgs) {
-  ScratchDir scratch;
-  if (std::error_code ec = llvm::sys::fs::createUniqueDirectory("saguaro-run", scratch.path))
-    return fail("cannot create a temporary directory: " + ec.message());
-  o.quiet = true;
-  for (size_t i = 0; i < images.size(); ++i) {
-    o.image = images[i];
-    o.output = (scratch.path + "/image" + std::to_string(i) + ".npy").str();
-    if (int code = runEncode(o); code != 0)
-      return code;
-    programArgs.insert(programArgs.end(), {"--soft-tokens", o.output});
-  }
-  std::vector<std::string> args = {o.program, o.bundle};
-  args.insert(args.end(), programArgs.begin(), programArgs.end());
-  std::vector<llvm::StringRef> refs(args.begin(), args.end());
-  std::string err;
-  llvm::errs().flush();
-  int code = llvm::sys::ExecuteAndWait(o.program, refs, std::nullopt, {}, 0, 0, &err);
-  if (code < 0)
-    return fail("cannot run " + o.program + ": " + err);
-  return code;
-}

@@ -16,16 +16,11 @@ struct EncodeOptions {
   int maxSoftTokens = 0;       // this request's budget; 0: the compiled one
   std::string output;          // the soft tokens, float32 [n, dim]
   std::vector<std::string> programArgs; // passed on to the program (--threads)
-  bool quiet = false;                   // no "wrote ..." line
 };
 
 /// Preprocesses the image into patches and positions (runtime-min/frontends/image) and runs the bundle's vision
 /// tower on them; returns the exit code, having said what failed in one line.
 int runEncode(const EncodeOptions &o);
-
-/// `saguaro run --image`: encodes each image as runEncode does (`o` without image, pixels and output) and runs the
-/// bundle's program with `programArgs` and their soft tokens (--soft-tokens, once per image); returns its exit code.
-int runWithImages(EncodeOptions o, const std::vector<std::string> &images, std::vector<std::string> programArgs);
 
 } // namespace saguaro
 

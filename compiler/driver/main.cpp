@@ -267,23 +267,11 @@ std::string processorConfigOf(const std::string &model) {
 int cmdRun(const Args &a) {
   if (!a.has("-p"))
     return fail("run needs -p PROMPT");
-  std::vector<std::string> images;
-  for (const auto &[name, value] : a.given)
+  std::vector<std::string> args = a.forward(kSamplerOptions);
+  for (const auto &[name, value] : a.given) // the program decodes and encodes each image itself
     if (name == "--image")
-      images.push_back(value);
-  if (images.empty())
-    return runBundleProgram(a, a.forward(kSamplerOptions));
-  auto bundle = bundleFor(a);
-  if (!bundle)
-    return fail(llvm::toString(bundle.takeError()));
-  auto exe = buildBundle(*bundle);
-  if (!exe)
-    return fail(llvm::toString(exe.takeError()));
-  EncodeOptions o;
-  o.source = a.positional[0], o.bundle = *bundle, o.program = *exe;
-  o.config = processorConfigOf(a.positional[0]);
-  o.programArgs = a.forward(kThreadsOption);
-  return runWithImages(o, images, a.forward(kSamplerOptions));
+      args.insert(args.end(), {"--image", value});
+  return runBundleProgram(a, args);
 }
 
 int cmdLogits(const Args &a) {

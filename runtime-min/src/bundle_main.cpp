@@ -34,6 +34,7 @@ const char* const kUsage =
     "saguaro_bundle BUNDLE --bench -o OUT.json [--prompt-tokens N] | saguaro_bundle BUNDLE --bench-image -o OUT.json | "
     "saguaro_bundle BUNDLE --encode-image PATCHES.npy --positions POS.npy -o OUT.npy; "
     "--logits and -p take --soft-tokens SOFT.npy, once per image (the rows its placeholders take); "
+    "-p takes --image FILE (a PNG or JPEG, once per image) in a bundle with a vision tower; "
     "every mode takes --threads N (0, the default: every hardware thread); all but --complete and --serve-stdio "
     "take --mmap (map weights.sgw instead of reading it into memory)";
 
@@ -64,6 +65,7 @@ struct Args {
   std::string bundle, prompt, ids_file, gram_file, capture_file, complete_file, options_file, out_file;
   std::string patches_file, positions_file;  // --encode-image, --positions
   std::vector<std::string> soft_tokens_files;  // --soft-tokens, once per image
+  std::vector<std::string> image_files;        // --image, once per image
   bool has_prompt = false;  // without -p the prompt is empty, as in run.c
   bool bench = false;
   bool bench_image = false;  // --bench-image: the vision tower's bench instead of the decoder's
@@ -124,6 +126,8 @@ bool parse_args(int argc, char** argv, Args* a, std::string* err) {
       a->positions_file = v;
     } else if (flag == "--soft-tokens") {
       a->soft_tokens_files.push_back(v);
+    } else if (flag == "--image") {
+      a->image_files.push_back(v);
     } else if (flag == "-o") {
       a->out_file = v;
     } else if (flag == "-n") {
@@ -171,6 +175,7 @@ bool parse_args(int argc, char** argv, Args* a, std::string* err) {
     return *err = "--encode-image PATCHES.npy goes with --positions POS.npy", false;
   if (!a->soft_tokens_files.empty() && a->ids_file.empty() && !a->has_prompt)
     return *err = "--soft-tokens goes with --logits or -p", false;
+  if (!a->image_files.empty() && !a->has_prompt) return *err = "--image goes with -p", false;
   if (a->has_prompt_tokens && !a->bench) return *err = "--prompt-tokens goes with --bench", false;
   if (a->load == WeightsLoad::kMap && (!a->complete_file.empty() || a->serve_stdio))
     return *err = "--mmap does not go with --complete or --serve-stdio (the C API reads the weights into memory)", false;
@@ -412,12 +417,23 @@ int run_serve_stdio(const Args& a) {
   return 0;
 }
 
-int run_generate(Engine& engine, Args a) {
+int run_generate(Engine& engine, Args a, ReadTowerInputFn read_image) {
   GenerateStats st;
   std::string err;
   for (const std::string& file : a.soft_tokens_files) {  // one image each
     a.cfg.images.emplace_back();
     if (!read_f32_rows(file, engine.spec().dim, &a.cfg.images.back(), &err)) return fail(err);
+  }
+  const EncoderSpec* vision = engine.spec().vision;
+  for (const std::string& file : a.image_files) {
+    if (!vision || !read_image) return fail(a.bundle + ": the model has no vision tower to take " + file);
+    std::vector<float> patches;
+    std::vector<int32_t> positions;
+    const int32_t k = vision->pooling;
+    if (!read_image(file, vision->patch_size, k, vision->max_rows / (k * k), &patches, &positions, &err))
+      return fail(err);
+    a.cfg.images.push_back(engine.encode_image(patches, positions, &err));
+    if (a.cfg.images.back().empty()) return fail(file + ": " + err);
   }
   auto print = [](std::string_view text, int32_t) {
     std::fwrite(text.data(), 1, text.size(), stdout);
@@ -437,7 +453,7 @@ int run_generate(Engine& engine, Args a) {
 
 }  // namespace
 
-int bundle_main(int argc, char** argv) {
+int bundle_main(int argc, char** argv, ReadTowerInputFn read_image) {
   try {
     Args a;
     std::string err;
@@ -452,7 +468,7 @@ int bundle_main(int argc, char** argv) {
     if (!a.gram_file.empty()) return run_gram(*engine, a);
     if (!a.capture_file.empty()) return run_capture(*engine, a);
     if (!a.patches_file.empty()) return run_encode_image(*engine, a);
-    return a.ids_file.empty() ? run_generate(*engine, a) : run_logits(*engine, a);
+    return a.ids_file.empty() ? run_generate(*engine, a, read_image) : run_logits(*engine, a);
   } catch (const std::exception& e) {
     return fail(std::string("internal error: ") + e.what());
   }

@@ -13,15 +13,16 @@ table, 280 soft tokens per image compiled in).
   preprocessor_config.json (budget 70): the soft tokens of the released processor's rules (Pillow resize,
   test/reference/gemma4_image_reference.py) through the reference tower, within the same 1e-3; the budget
   compiled in is the processor's.
-- `saguaro run --image` of the same PNG with a prompt holding `<|image|>` (the chat-template fixture's tokenizer):
+- `saguaro run --image` of the same PNG with a prompt holding `<|image|>` (the chat-template fixture's tokenizer; the
+  bundle program decodes and encodes the image itself):
   greedy, it writes the reference's continuation (each token the argmax of the reference's logits of the expanded
   prompt and the tokens before it, up to 8, a stop token or an id the tokenizer does not have), which must decode
   to some text.
 - Logits of a prompt holding an image (the placeholder expanded to begin-image, n soft tokens, end-image; the soft
   tokens from `saguaro encode` injected by `saguaro logits --soft-tokens`) equal the reference's within 1e-3,
   with a float32 KV cache.
-- Bad input, one line and exit 1, no output file: a truncated PNG, an image longer than the context (`run`), a
-  model without a vision tower, a budget above the compiled one,
+- Bad input, one line and exit 1, no output file: a truncated PNG, an image longer than the context (`run`), an
+  image to a model without a vision tower (`run`, `encode`), a budget above the compiled one,
   pixels off the patch grid, an image wider than the position table, a soft-token count that does not match the
   placeholders, a file that is not .npy.
 """
@@ -163,6 +164,12 @@ def main():
         said = proc.stderr.decode().strip().splitlines()
         check("refused: a truncated PNG", proc.returncode == 1 and said and "truncated.png" in said[-1] and
               not os.path.exists(os.path.join(w, "x-truncated.npy")), said[-1] if said else "")
+        # An image for a model without a vision tower: its program refuses it.
+        proc = common.run([args.saguaro, "run", text_only, "--tokenizer", tokenizer, "-p", text, "--image", png,
+                           "-t", "0", "--target", "generic"], args, check=False)
+        said = proc.stderr.decode().strip().splitlines()
+        check("refused: an image to a model without a vision tower", proc.returncode == 1 and said and
+              said[-1].endswith(f"the model has no vision tower to take {png}"), said[-1] if said else "")
         # More image than the context holds: one line, exit 1.
         proc = common.run([args.saguaro, "run", with_processor, "--tokenizer", tokenizer, "-p", text, "--image", png,
                            "-t", "0", "--target", "generic", "--max-seq", "64"], args, check=False)
