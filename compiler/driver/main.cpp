@@ -269,8 +269,8 @@ int cmdRun(const Args &a) {
     return fail("run needs -p PROMPT");
   std::vector<std::string> args = a.forward(kSamplerOptions);
   for (const auto &[name, value] : a.given) // the program decodes and encodes each image itself
-    if (name == "--image")
-      args.insert(args.end(), {"--image", value});
+    if (name == "--image" || name == "--max-soft-tokens")
+      args.insert(args.end(), {name, value});
   return runBundleProgram(a, args);
 }
 
@@ -553,11 +553,13 @@ std::vector<cli::Command> commands() {
              kCompileOptions,
              {{"--handoff", "", "ship the cloud handoff in the bundle (docs/handoff.md); it then links libcurl"}}}),
        cmdCompile},
-      {"run", "MODEL_OR_BUNDLE -p PROMPT [--image FILE ...] [options]",
+      {"run", "MODEL_OR_BUNDLE -p PROMPT [--image FILE ...] [--max-soft-tokens N] [options]",
        "generate text: compile the model into the cache if needed, build the bundle and run its program",
        join({kSamplerOptions,
              {{"--image", "FILE", "a PNG or JPEG for the vision tower, repeatable: each takes an <|image|> of the "
-                                  "prompt in order, or goes before it"}},
+                                  "prompt in order, or goes before it"},
+              {"--max-soft-tokens", "N", "the images' soft-token budget (70, 140, 280, 560, 1120); default: the "
+                                         "compiled one"}},
              kCompileOptions}),
        cmdRun},
       {"logits", "MODEL_OR_BUNDLE --token-ids FILE -o OUT.npy [options]",

@@ -34,7 +34,7 @@ const char* const kUsage =
     "saguaro_bundle BUNDLE --bench -o OUT.json [--prompt-tokens N] | saguaro_bundle BUNDLE --bench-image -o OUT.json | "
     "saguaro_bundle BUNDLE --encode-image PATCHES.npy --positions POS.npy -o OUT.npy; "
     "--logits and -p take --soft-tokens SOFT.npy, once per image (the rows its placeholders take); "
-    "-p takes --image FILE (a PNG or JPEG, once per image) in a bundle with a vision tower; "
+    "-p takes --image FILE (a PNG or JPEG, once per image) [--max-soft-tokens N] in a bundle with a vision tower; "
     "every mode takes --threads N (0, the default: every hardware thread); all but --complete and --serve-stdio "
     "take --mmap (map weights.sgw instead of reading it into memory)";
 
@@ -66,6 +66,7 @@ struct Args {
   std::string patches_file, positions_file;  // --encode-image, --positions
   std::vector<std::string> soft_tokens_files;  // --soft-tokens, once per image
   std::vector<std::string> image_files;        // --image, once per image
+  int32_t max_soft_tokens = 0;                 // --max-soft-tokens: the images' budget; 0: the compiled one
   bool has_prompt = false;  // without -p the prompt is empty, as in run.c
   bool bench = false;
   bool bench_image = false;  // --bench-image: the vision tower's bench instead of the decoder's
@@ -128,6 +129,9 @@ bool parse_args(int argc, char** argv, Args* a, std::string* err) {
       a->soft_tokens_files.push_back(v);
     } else if (flag == "--image") {
       a->image_files.push_back(v);
+    } else if (flag == "--max-soft-tokens") {
+      if (!parse_int(v, 1, 1 << 20, &n)) return *err = bad, false;
+      a->max_soft_tokens = static_cast<int32_t>(n);
     } else if (flag == "-o") {
       a->out_file = v;
     } else if (flag == "-n") {
@@ -176,6 +180,7 @@ bool parse_args(int argc, char** argv, Args* a, std::string* err) {
   if (!a->soft_tokens_files.empty() && a->ids_file.empty() && !a->has_prompt)
     return *err = "--soft-tokens goes with --logits or -p", false;
   if (!a->image_files.empty() && !a->has_prompt) return *err = "--image goes with -p", false;
+  if (a->max_soft_tokens > 0 && a->image_files.empty()) return *err = "--max-soft-tokens goes with --image", false;
   if (a->has_prompt_tokens && !a->bench) return *err = "--prompt-tokens goes with --bench", false;
   if (a->load == WeightsLoad::kMap && (!a->complete_file.empty() || a->serve_stdio))
     return *err = "--mmap does not go with --complete or --serve-stdio (the C API reads the weights into memory)", false;
@@ -429,8 +434,12 @@ int run_generate(Engine& engine, Args a, ReadTowerInputFn read_image) {
     if (!vision || !read_image) return fail(a.bundle + ": the model has no vision tower to take " + file);
     std::vector<float> patches;
     std::vector<int32_t> positions;
-    const int32_t k = vision->pooling;
-    if (!read_image(file, vision->patch_size, k, vision->max_rows / (k * k), &patches, &positions, &err))
+    const int32_t k = vision->pooling, compiled = vision->max_rows / (k * k);
+    if (a.max_soft_tokens > compiled)
+      return fail("--max-soft-tokens " + std::to_string(a.max_soft_tokens) + " is above the " +
+                  std::to_string(compiled) + " soft tokens per image the bundle was compiled for");
+    if (!read_image(file, vision->patch_size, k, a.max_soft_tokens > 0 ? a.max_soft_tokens : compiled, &patches,
+                    &positions, &err))
       return fail(err);
     a.cfg.images.push_back(engine.encode_image(patches, positions, &err));
     if (a.cfg.images.back().empty()) return fail(file + ": " + err);

@@ -17,7 +17,7 @@ table, 280 soft tokens per image compiled in).
   bundle program decodes and encodes the image itself):
   greedy, it writes the reference's continuation (each token the argmax of the reference's logits of the expanded
   prompt and the tokens before it, up to 8, a stop token or an id the tokenizer does not have), which must decode
-  to some text.
+  to some text; and so does the 280-token bundle given `--max-soft-tokens 70`.
 - Logits of a prompt holding an image (the placeholder expanded to begin-image, n soft tokens, end-image; the soft
   tokens from `saguaro encode` injected by `saguaro logits --soft-tokens`) equal the reference's within 1e-3,
   with a float32 KV cache.
@@ -156,6 +156,18 @@ def main():
                           "--max-seq", "128"], args).stdout.decode()
         check(f"run --image: {len(continuation)} greedy tokens after a {positions}-token prompt",
               out.rstrip("\n").endswith(expected), f"expected ...{expected!r}, the program printed ...{out.rstrip()[-60:]!r}")
+        # A per-request budget: the 280-token bundle with --max-soft-tokens 70 makes the same prompt, so the same text.
+        out = common.run([args.saguaro, "run", models["clipped"], "--tokenizer", tokenizer, "-p", text, "--image", png,
+                          "--max-soft-tokens", "70", "-n", str(positions + len(continuation)), "-t", "0", "--target",
+                          "generic", "--kv-cache", "f32", "--max-seq", "128"], args).stdout.decode()
+        check("run --image --max-soft-tokens 70 on the 280-token bundle", out.rstrip("\n").endswith(expected),
+              f"expected ...{expected!r}, the program printed ...{out.rstrip()[-60:]!r}")
+        proc = common.run([args.saguaro, "run", models["clipped"], "--tokenizer", tokenizer, "-p", text, "--image",
+                           png, "--max-soft-tokens", "560", "--target", "generic", "--kv-cache", "f32", "--max-seq",
+                           "128"], args, check=False)
+        said = proc.stderr.decode().strip().splitlines()
+        check("refused: run --max-soft-tokens above the compiled budget", proc.returncode == 1 and said and
+              "--max-soft-tokens 560 is above the 280 soft tokens" in said[-1], said[-1] if said else "")
         # A truncated image file: the decoder's one line, naming it.
         truncated = os.path.join(w, "truncated.png")
         open(truncated, "wb").write(open(png, "rb").read()[:2000])
