@@ -56,10 +56,27 @@ struct Engine::Impl {
     const int32_t chunk = spec.prefill_chunk;
     for (int32_t p = 0; p < n; p += chunk) {
       const int32_t m = std::min(chunk, n - p);
-      saguaro_model_prefill(model->state(), ids + p, m, p, soft_embeds ? soft_embeds + static_cast<size_t>(p) * spec.dim : nullptr,
-                            soft_mask ? soft_mask + p : nullptr, all ? out + static_cast<size_t>(p) * spec.vocab : out,
-                            all);
+      const float* soft = soft_embeds ? soft_embeds + static_cast<size_t>(p) * spec.dim : nullptr;
+      saguaro_model_prefill(model->state(), ids + p, m, p, soft, soft_mask ? soft_mask + p : nullptr,
+                            all ? out + static_cast<size_t>(p) * spec.vocab : out, all);
     }
+  }
+
+  // Logits of every row of a prefill from position 0 of the ids `lookup` (with the soft rows where `mask` is set,
+  // when given); empty + err when their number or an id is out of range.
+  std::vector<float> all_logits(const std::vector<int32_t>& lookup, const float* rows, const uint8_t* mask,
+                                std::string* err) {
+    if (lookup.empty() || lookup.size() > static_cast<size_t>(spec.max_seq))
+      return *err = "need 1.." + std::to_string(spec.max_seq) + " token ids, got " + std::to_string(lookup.size()),
+             std::vector<float>();
+    for (int32_t id : lookup)
+      if (id < 0 || id >= spec.vocab)
+        return *err = "token id " + std::to_string(id) + " outside [0, " + std::to_string(spec.vocab) + ")",
+               std::vector<float>();
+    model->clear_kv();
+    std::vector<float> out(lookup.size() * static_cast<size_t>(spec.vocab));
+    prefill(lookup.data(), static_cast<int32_t>(lookup.size()), out.data(), true, rows, mask);
+    return out;
   }
 };
 
@@ -203,51 +220,18 @@ bool Engine::generate(std::string_view prompt, const GenerateConfig& cfg, const 
 }
 
 std::vector<float> Engine::logits(const std::vector<int32_t>& ids, std::string* err) {
-  Impl& m = *impl_;
-  if (ids.empty() || ids.size() > static_cast<size_t>(m.spec.max_seq))
-    return *err = "need 1.." + std::to_string(m.spec.max_seq) + " token ids, got " + std::to_string(ids.size()),
-           std::vector<float>();
-  for (int32_t id : ids)
-    if (id < 0 || id >= m.spec.vocab)
-      return *err = "token id " + std::to_string(id) + " outside [0, " + std::to_string(m.spec.vocab) + ")",
-             std::vector<float>();
-  m.model->clear_kv();
-  std::vector<float> out(ids.size() * static_cast<size_t>(m.spec.vocab));
-  m.prefill(ids.data(), static_cast<int32_t>(ids.size()), out.data(), true);
-  return out;
+  return impl_->all_logits(ids, nullptr, nullptr, err);
 }
 
 std::vector<float> Engine::logits(const std::vector<int32_t>& ids, const std::vector<float>& soft_tokens,
                                   std::string* err) {
-  Impl& m = *impl_;
-  const EncoderSpec* vision = m.spec.vision;
   if (soft_tokens.empty()) return logits(ids, err);
+  const EncoderSpec* vision = impl_->spec.vision;
   if (!vision) return *err = "the model has no vision tower to take soft tokens", std::vector<float>();
   // The placeholders take the soft tokens in order; their own lookups read the pad id, as transformers does.
-  std::vector<int32_t> looked_up = ids;
-  std::vector<uint8_t> mask(ids.size());
-  size_t slots = 0;
-  for (size_t r = 0; r < ids.size(); ++r)
-    if (ids[r] == vision->token_id) looked_up[r] = vision->pad_id, mask[r] = 1, ++slots;
-  const size_t dim = static_cast<size_t>(m.spec.dim);
-  if (soft_tokens.size() != slots * dim)
-    return *err = std::to_string(slots) + " image placeholders but " + std::to_string(soft_tokens.size() / dim) +
-                  " soft tokens of " + std::to_string(dim) + " values",
-           std::vector<float>();
-  if (ids.empty() || ids.size() > static_cast<size_t>(m.spec.max_seq))
-    return *err = "need 1.." + std::to_string(m.spec.max_seq) + " token ids, got " + std::to_string(ids.size()),
-           std::vector<float>();
-  for (int32_t id : looked_up)
-    if (id < 0 || id >= m.spec.vocab)
-      return *err = "token id " + std::to_string(id) + " outside [0, " + std::to_string(m.spec.vocab) + ")",
-             std::vector<float>();
-  std::vector<float> rows(ids.size() * dim);
-  for (size_t r = 0, k = 0; r < ids.size(); ++r)
-    if (mask[r]) std::copy_n(soft_tokens.data() + k++ * dim, dim, rows.data() + r * dim);
-  m.model->clear_kv();
-  std::vector<float> out(ids.size() * static_cast<size_t>(m.spec.vocab));
-  m.prefill(looked_up.data(), static_cast<int32_t>(ids.size()), out.data(), true, rows.data(), mask.data());
-  return out;
+  ImagePrompt placed;
+  if (!place_soft_tokens(*vision, impl_->spec.dim, ids, soft_tokens, &placed, err)) return {};
+  return impl_->all_logits(placed.lookup, placed.rows.data(), placed.mask.data(), err);
 }
 
 std::vector<float> Engine::encode_image(const std::vector<float>& patches, const std::vector<int32_t>& positions,

@@ -4,6 +4,27 @@
 
 namespace saguaro {
 
+bool place_soft_tokens(const EncoderSpec& vision, int32_t dim, const std::vector<int32_t>& ids,
+                       const std::vector<float>& soft_tokens, ImagePrompt* out, std::string* err) {
+  const size_t width = static_cast<size_t>(dim);
+  const size_t slots = static_cast<size_t>(std::count(ids.begin(), ids.end(), vision.token_id));
+  if (soft_tokens.size() != slots * width)
+    return *err = std::to_string(slots) + " image placeholders but " + std::to_string(soft_tokens.size() / width) +
+                  " soft tokens of " + std::to_string(dim) + " values",
+           false;
+  ImagePrompt p;
+  p.ids = p.lookup = ids;
+  p.rows.assign(ids.size() * width, 0.0f);
+  p.mask.assign(ids.size(), 0);
+  for (size_t r = 0, k = 0; r < ids.size(); ++r)
+    if (ids[r] == vision.token_id) {
+      p.lookup[r] = vision.pad_id, p.mask[r] = 1;
+      std::copy_n(soft_tokens.data() + k++ * width, width, p.rows.data() + r * width);
+    }
+  *out = std::move(p);
+  return true;
+}
+
 bool expand_image_prompt(const EncoderSpec& vision, int32_t dim, int32_t bos, const std::vector<int32_t>& ids,
                          const std::vector<std::vector<float>>& images, ImagePrompt* out, std::string* err) {
   std::vector<int32_t> marked = ids;
@@ -16,28 +37,22 @@ bool expand_image_prompt(const EncoderSpec& vision, int32_t dim, int32_t bos, co
                   std::to_string(images.size()) + " images were given",
            false;
   }
-  ImagePrompt p;
+  // Each image's placeholder becomes begin-image, one placeholder per soft token, end-image.
+  std::vector<int32_t> expanded;
+  std::vector<float> soft;
   size_t image = 0;
   for (int32_t id : marked) {
     if (id != vision.token_id) {
-      p.ids.push_back(id);
+      expanded.push_back(id);
       continue;
     }
-    const std::vector<float>& soft = images[image++];
-    const size_t n = soft.size() / static_cast<size_t>(dim), first = p.ids.size() + 1;
-    p.ids.push_back(vision.begin_id);
-    p.ids.insert(p.ids.end(), n, vision.token_id);
-    p.ids.push_back(vision.end_id);
-    p.rows.resize(p.ids.size() * static_cast<size_t>(dim));
-    std::copy(soft.begin(), soft.end(), p.rows.begin() + first * dim);
+    const std::vector<float>& tokens = images[image++];
+    expanded.push_back(vision.begin_id);
+    expanded.insert(expanded.end(), tokens.size() / static_cast<size_t>(dim), vision.token_id);
+    expanded.push_back(vision.end_id);
+    soft.insert(soft.end(), tokens.begin(), tokens.end());
   }
-  p.rows.resize(p.ids.size() * static_cast<size_t>(dim));
-  p.lookup = p.ids;
-  p.mask.assign(p.ids.size(), 0);
-  for (size_t r = 0; r < p.ids.size(); ++r)
-    if (p.ids[r] == vision.token_id) p.lookup[r] = vision.pad_id, p.mask[r] = 1;
-  *out = std::move(p);
-  return true;
+  return place_soft_tokens(vision, dim, expanded, soft, out, err);
 }
 
 }  // namespace saguaro

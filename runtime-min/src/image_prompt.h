@@ -17,6 +17,12 @@ struct ImagePrompt {
   std::vector<uint8_t> mask;    // 1 at the placeholders
 };
 
+/// Fills out->ids, lookup, rows and mask for `ids` that are already expanded: its placeholders take the rows of
+/// `soft_tokens` (n × dim floats) in order and are looked up as pad_id. False + a one-line reason when the
+/// placeholders and the soft tokens differ in number.
+bool place_soft_tokens(const EncoderSpec& vision, int32_t dim, const std::vector<int32_t>& ids,
+                       const std::vector<float>& soft_tokens, ImagePrompt* out, std::string* err);
+
 /// Expands `ids` for `images` (each n_i × dim floats of soft tokens, in order): every placeholder token of `ids`
 /// takes the next image; a prompt without any gets one per image after its first token when that is `bos` (else at
 /// its start). False + a one-line reason when the placeholders and the images differ in number.
