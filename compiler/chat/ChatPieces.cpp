@@ -7,6 +7,9 @@
 //   [user, asst, asst, user]    -> ..., A, assistant_after_assistant, A, assistant_suffix + user_prefix, U, ...
 // Whitespace stripping of contents is detected with padded contents, role alternation with a template that raises
 // on [user, user]. Finally the pieces must reproduce the template's rendering of other conversations exactly.
+// Media: a user content given as parts [text, image, text] gives the image piece between the texts (the same for
+// audio); it is kept only when the pieces then reproduce other part layouts exactly, else left empty (the template
+// takes no such media, and the runtime refuses it).
 #include "ChatPieces.h"
 
 #include <cstdio>
@@ -102,6 +105,8 @@ class Decomposer {
       p[ChatTemplate::kAssistantAfterAssistant] = split(conversation("uaau", false))[2];
     ct.flags = trim_flags(ct) | (raises(conversation("uu", false)) ? ChatTemplate::kAlternate : 0u);
     verify(ct);
+    media_piece(&ct, ContentPart::kImage, ChatTemplate::kImage);
+    media_piece(&ct, ContentPart::kAudio, ChatTemplate::kAudio);
     return ct;
   }
 
@@ -182,6 +187,41 @@ class Decomposer {
                       show(want.substr(from, 80)) + "\" but the pieces give \"" + show(got.substr(from, 80)) +
                       "\" (byte " + std::to_string(at) + ")");
       }
+  }
+
+  // A conversation [system, user] whose user content is parts: 't' a padded sentinel text, 'm' a `kind` item.
+  static Conversation with_parts(const std::string& layout, ContentPart::Kind kind) {
+    Conversation c = conversation("su", true);
+    ChatMessage& user = c.messages[1];
+    for (size_t k = 0; k < layout.size(); ++k) {
+      if (layout[k] == 'm') user.parts.push_back({kind, ""});
+      else user.parts.push_back({ContentPart::kText, kPad + core(k, 't') + kPad});
+    }
+    return c;
+  }
+
+  // Sets ct->pieces[piece] to what a `kind` item renders as, when that one text reproduces the template's rendering
+  // of every part layout below; leaves it empty when the template raises on or mis-renders media.
+  void media_piece(ChatTemplate* ct, ContentPart::Kind kind, ChatTemplate::Piece piece) const {
+    std::string& text = ct->pieces[piece];
+    try {
+      const std::string out = tmpl_.render(chat_variables(with_parts("tmt", kind).messages, true, opts_));
+      const size_t a = out.find(core(0, 't')), b = out.find(core(2, 't'));
+      if (a == std::string::npos || b == std::string::npos || b < a) return;
+      const std::string between = out.substr(a + core(0, 't').size(), b - a - core(0, 't').size());
+      const uint32_t trim = ct->flags & ChatTemplate::kTrimUser;
+      // Between the sentinels stand the padding the template kept around them and the item itself.
+      const size_t pad = trim ? 0 : kPad.size();
+      if (between.size() < 2 * pad) return;
+      text = between.substr(pad, between.size() - 2 * pad);
+      for (const char* layout : {"tmt", "mt", "tm", "m", "mm", "tmtm"})
+        for (bool gen : {true, false}) {
+          const Conversation c = with_parts(layout, kind);
+          if (render(c, gen) != assemble(*ct, c, gen)) return text.clear();
+        }
+    } catch (const std::runtime_error&) {  // TemplateError, or an EvalError of a template that expects a string
+      text.clear();
+    }
   }
 
   const Template& tmpl_;

@@ -3,21 +3,23 @@
 //
 // Format, little endian:
 //   char[4]  magic   "SGCT"
-//   uint32   version 2
+//   uint32   version 3
 //   uint32   flags   bit 0/1/2: strip whitespace around system/user/assistant contents (Python str.strip());
 //                    bit 3: after an optional first system message, roles alternate user, assistant, user, ...;
 //                    other bits must be 0
-//   uint32   count   12
+//   uint32   count   14
 //   count x { uint32 length; length bytes of UTF-8 }, in ChatTemplate::Piece order:
 //            bos, preamble, no_system, system_prefix, system_suffix, user_prefix, user_prefix_after_system,
-//            user_suffix, assistant_prefix, assistant_suffix, generation_prompt, assistant_after_assistant
+//            user_suffix, assistant_prefix, assistant_suffix, generation_prompt, assistant_after_assistant,
+//            image, audio
 //   nothing after the last piece.
 //
 // A prompt is: preamble (without a leading `bos` when the tokenizer adds BOS itself), then either
 // system_prefix + content + system_suffix for a first system message or no_system, then per message
 // role prefix (user_prefix_after_system for a user message right after the system message) + content + suffix,
 // then generation_prompt when asked. An assistant message right after another one replaces that one's suffix and its
-// own prefix with assistant_after_assistant.
+// own prefix with assistant_after_assistant. A content given as parts is its parts in order: each text (stripped when
+// its role's contents are) and the image or audio piece for each media item; the whole is not stripped again.
 #include "saguaro/chat_template.h"
 
 #include <cstring>
@@ -26,7 +28,7 @@ namespace saguaro {
 namespace {
 
 constexpr char kMagic[4] = {'S', 'G', 'C', 'T'};
-constexpr uint32_t kVersion = 2;
+constexpr uint32_t kVersion = 3;
 
 uint32_t read_u32(const unsigned char* p) {
   return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
@@ -88,6 +90,30 @@ std::string strip(const std::string& s) {
 
 }  // namespace
 
+namespace {
+
+// A message's content as the template renders it: the content, or its parts joined.
+bool render_content(const ChatTemplate& t, const ChatMessage& m, bool trim, std::string* out, std::string* err) {
+  if (m.parts.empty()) return *out = trim ? strip(m.content) : m.content, true;
+  out->clear();
+  for (const ContentPart& p : m.parts) {
+    if (p.kind == ContentPart::kText) {
+      *out += trim ? strip(p.text) : p.text;
+      continue;
+    }
+    const bool image = p.kind == ContentPart::kImage;
+    const std::string& piece = t.pieces[image ? ChatTemplate::kImage : ChatTemplate::kAudio];
+    if (piece.empty())
+      return *err = std::string("chat template: the model's chat template has no ") + (image ? "image" : "audio") +
+                    " placeholder",
+             false;
+    *out += piece;
+  }
+  return true;
+}
+
+}  // namespace
+
 bool ChatTemplate::parse(const void* data, uint64_t bytes, ChatTemplate* out, std::string* err) {
   const auto* p = static_cast<const unsigned char*>(data);
   if (!p || bytes < 16) return *err = "chat.template: truncated header", false;
@@ -135,9 +161,10 @@ bool ChatTemplate::apply(const std::vector<ChatMessage>& messages, bool add_gene
   const std::string& pre = pieces[kPreamble];
   std::string out = skip_bos && !bos.empty() && pre.compare(0, bos.size(), bos) == 0 ? pre.substr(bos.size()) : pre;
   size_t first = 0;
+  std::string body;
   if (messages[0].role == "system") {
-    const std::string& c = messages[0].content;
-    out += pieces[kSystemPrefix] + (flags & kTrimSystem ? strip(c) : c) + pieces[kSystemSuffix];
+    if (!render_content(*this, messages[0], flags & kTrimSystem, &body, err)) return false;
+    out += pieces[kSystemPrefix] + body + pieces[kSystemSuffix];
     first = 1;
   } else {
     out += pieces[kNoSystem];
@@ -158,7 +185,8 @@ bool ChatTemplate::apply(const std::vector<ChatMessage>& messages, bool add_gene
     const std::string& prefix = continues ? pieces[kAssistantAfterAssistant]
                                 : !user   ? pieces[kAssistantPrefix]
                                 : (first == 1 && k == 1) ? pieces[kUserPrefixAfterSystem] : pieces[kUserPrefix];
-    out += prefix + (trim ? strip(m.content) : m.content) + pieces[user ? kUserSuffix : kAssistantSuffix];
+    if (!render_content(*this, m, trim, &body, err)) return false;
+    out += prefix + body + pieces[user ? kUserSuffix : kAssistantSuffix];
   }
   if (add_generation_prompt) out += pieces[kGenerationPrompt];
   *prompt = std::move(out);

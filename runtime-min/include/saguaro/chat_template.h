@@ -8,10 +8,18 @@
 
 namespace saguaro {
 
+/// One item of a message's content given as parts (OpenAI content parts): text, or where an image or a clip goes.
+struct ContentPart {
+  enum Kind { kText, kImage, kAudio };
+  Kind kind = kText;
+  std::string text;  // kText only
+};
+
 /// One OpenAI-style message.
 struct ChatMessage {
   std::string role;  // "system" (first message only), "user" or "assistant"
   std::string content;
+  std::vector<ContentPart> parts;  // when not empty, the content as parts (`content` is then unused)
 };
 
 struct ChatTemplate {
@@ -29,6 +37,8 @@ struct ChatTemplate {
     kGenerationPrompt,
     kAssistantAfterAssistant,  // between two consecutive assistant contents, for assistant_suffix + assistant_prefix
                                // (Gemma 4 continues one model turn)
+    kImage,                    // what an image item of a content list renders as ("" when the template has none)
+    kAudio,                    // the same for an audio item
     kNumPieces
   };
   enum Flag : uint32_t {
