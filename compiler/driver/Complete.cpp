@@ -76,8 +76,13 @@ int saguaro::runComplete(const CompleteOptions &o) {
       std::string runError;
       if (runRedirected(*exe, {*exe, blob, "--complete", msgs, "--options", opts, "--threads", o.threads}, out, log,
                         &runError) != 0) {
+        // The program's line names the work files this command wrote; the user gave --messages and --options.
         std::string said = readLog(log);
-        throw handoff::HandoffError(said.empty() ? runError : said.substr(0, said.find('\n')));
+        said = said.substr(0, said.find('\n'));
+        for (const std::string &prefix : {std::string("saguaro: "), msgs + ": ", opts + ": "})
+          if (said.rfind(prefix, 0) == 0)
+            said.erase(0, prefix.size());
+        throw handoff::HandoffError(said.empty() ? runError : said);
       }
       std::ifstream in(out);
       json r = json::parse(in, nullptr, false);
