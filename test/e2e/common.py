@@ -133,3 +133,31 @@ def start_serve(args, model, extra, env, log_name):
                 server.kill()
                 raise SystemExit(f"FAIL: the server did not start: {open(log.name).read()[-2000:]}")
             time.sleep(0.5)
+
+
+def python_package(args):
+    """A fresh virtual environment (Debian's python3-venv) with the Python package (bindings/python) installed
+    from a copy of the checkout's, offline: no index, no build isolation. Its setuptools and wheel are Debian's
+    (python3-setuptools, python3-wheel), seen through --system-site-packages: ensurepip installs pip and setuptools
+    but not wheel, which setuptools needs to build. Returns the environment's python."""
+    venv = os.path.join(args.work_dir, "venv")
+    source = os.path.join(args.work_dir, "python-package")  # pip builds in place: keep the checkout clean
+    shutil.copytree(os.path.join(args.source_dir, "bindings", "python"), source)
+    run([python(), "-m", "venv", "--system-site-packages", venv], args)
+    pip_env = {k: v for k, v in os.environ.items() if not k.startswith("PIP_")}  # no extra sources of packages
+    proc = subprocess.run([os.path.join(venv, "bin", "pip"), "install", "--no-index", "--no-build-isolation",
+                           "--no-deps", source], env=dict(pip_env, PIP_NO_INDEX="1"), capture_output=True)
+    if proc.returncode != 0:
+        sys.stderr.write(proc.stdout.decode(errors="replace") + proc.stderr.decode(errors="replace"))
+        raise SystemExit(f"FAIL: installing {source} into {venv} offline failed")
+    return os.path.join(venv, "bin", "python")
+
+
+def build_default_bundle(args, out, extra=()):
+    """saguaro compile examples/models/default -o OUT [extra], then the bundle's own CMake build (the program and
+    libsaguaro.so in OUT/build); returns the program."""
+    model = os.path.join(args.source_dir, "examples", "models", "default")
+    run([args.saguaro, "compile", model, "-o", out, *extra], args)
+    run(["cmake", "-S", out, "-B", out + "/build", "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release"], args)
+    run(["cmake", "--build", out + "/build"], args)
+    return out + "/build/saguaro_bundle"
