@@ -15,6 +15,9 @@ SKIP = 77  # ctest's SKIP_RETURN_CODE for these tests
 # The independent oracles of test/reference/ import as modules in every e2e test.
 REFERENCE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "reference")
 sys.path.insert(1, REFERENCE_DIR)
+# ... and so does the checker of the one response schema (test/schema/response.schema.json).
+sys.path.insert(1, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "schema"))
+import check_response  # noqa: E402
 
 
 def parse_args(extra=None):
@@ -161,3 +164,11 @@ def build_default_bundle(args, out, extra=()):
     run(["cmake", "-S", out, "-B", out + "/build", "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release"], args)
     run(["cmake", "--build", out + "/build"], args)
     return out + "/build/saguaro_bundle"
+
+
+def check_response_schema(response, what):
+    """Exits with FAIL when `response` (parsed JSON) breaks the response schema; `what` names where it came from."""
+    problems = check_response.problems(response)
+    if problems:
+        raise SystemExit(f"FAIL: {what}: the response breaks test/schema/response.schema.json: {problems}; "
+                         f"the response: {response}")

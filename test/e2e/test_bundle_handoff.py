@@ -75,6 +75,7 @@ class StdioProgram:
             elif "error" in msg:
                 raise SystemExit(f"FAIL: {options}: {msg['error']}")
             else:
+                common.check_response_schema(msg["response"], f"saguaro_complete with {options}")
                 return msg["response"], tokens, time.monotonic() - start
 
     def close(self):
