@@ -1,9 +1,10 @@
 """The Python package against a built bundle ($SAGUARO_TEST_BUNDLE; test/e2e/test_python.py makes one of the
 default model and runs these in a fresh virtual environment): the response dict and streaming, the context manager,
-bad input (a missing bundle, invalid messages JSON, bad options, a raising callback, a callback calling back in, a
-destroyed model used again) as SaguaroError or the callback's own exception, and the thread-safety contract (one
-call at a time per model, models in parallel)."""
+bad input (a missing bundle, a directory that is no bundle, a library that does not build, invalid messages JSON,
+bad options, a raising callback, a callback calling back in, a destroyed model used again) as SaguaroError or the
+callback's own exception, and the thread-safety contract (one call at a time per model, models in parallel)."""
 import os
+import tempfile
 import threading
 import unittest
 
@@ -65,6 +66,21 @@ class SaguaroTest(unittest.TestCase):
             saguaro.init(missing)
         self.assertIn(missing, caught.exception.message)
         self.assertIn("no such bundle directory", caught.exception.message)
+
+    def test_directory_that_is_no_bundle(self):
+        with tempfile.TemporaryDirectory() as d:
+            with self.assertRaisesRegex(saguaro.SaguaroError, "not a bundle directory"):
+                saguaro.init(d)
+
+    def test_library_build_fails(self):
+        # A bundle without libsaguaro.so is built on init; when CMake fails the error names the log.
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, "CMakeLists.txt"), "w") as f:
+                f.write('cmake_minimum_required(VERSION 3.16)\nmessage(FATAL_ERROR "no model here")\n')
+            with self.assertRaises(saguaro.SaguaroError) as caught:
+                saguaro.init(d)
+            self.assertIn(os.path.join(d, "build.log"), caught.exception.message)
+            self.assertIn("no model here", open(os.path.join(d, "build.log")).read())
 
     def test_bundle_without_weights(self):
         # The C API's own error (saguaro_init's saguaro_last_error) names the weights file.
