@@ -1,7 +1,7 @@
 //===- BundleTemplates.cpp - the fixed files of a bundle -------------------------------===//
 //
-// CMakeLists.txt (with the target's compiler flags for model.cpp), model.h and main.cpp: the
-// same text for every model, but for the flags and the handoff library.
+// CMakeLists.txt (with the target's compiler flags for model.cpp; it builds the example program and
+// libsaguaro.so), model.h and main.cpp: the same text for every model, but for the flags and the handoff library.
 //
 //===------------------------------------------------------------------------------------===//
 #include "codegen/emit/BundleParts.h"
@@ -65,14 +65,35 @@ if(SAGUARO_CCACHE AND SAGUARO_CCACHE_PROGRAM AND NOT CMAKE_CXX_COMPILER_LAUNCHER
         ${SAGUARO_CCACHE_PROGRAM})
   endif()
 endif()
+# Position-independent code throughout: the runtime and the model also go into the shared library below.
+set(CMAKE_POSITION_INDEPENDENT_CODE ON)
 add_subdirectory(saguaro/kernels kernels)
 add_subdirectory(saguaro/runtime-min runtime)
 
-# The generated model (straight-line kernel calls with constant shapes) and the example program.
-add_executable(saguaro_bundle main.cpp model.cpp)
+# The generated model (straight-line kernel calls with constant shapes), compiled once for both products.
+add_library(saguaro_model OBJECT model.cpp)
+target_include_directories(saguaro_model PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+target_link_libraries(saguaro_model PRIVATE saguaro_kernels saguaro_runtime)
+set_source_files_properties(model.cpp PROPERTIES COMPILE_OPTIONS "@FLAGS@")
+
+# The example program.
+add_executable(saguaro_bundle main.cpp $<TARGET_OBJECTS:saguaro_model>)
 target_include_directories(saguaro_bundle PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
 target_link_libraries(saguaro_bundle PRIVATE saguaro_kernels saguaro_runtime)
-set_source_files_properties(model.cpp PROPERTIES COMPILE_OPTIONS "@FLAGS@")
+
+# libsaguaro.so: the C API (saguaro/saguaro.h) for programs that load the model at run time (the Python package,
+# bindings/python). It exports those functions only; -u pulls them out of the runtime archive, which the model's
+# object alone does not reference.
+set(SAGUARO_C_API saguaro_init saguaro_complete saguaro_destroy saguaro_last_error)
+list(JOIN SAGUARO_C_API "; " SAGUARO_C_API_LIST)
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/saguaro.map "{ global: ${SAGUARO_C_API_LIST}; local: *; };\n")
+add_library(saguaro_shared SHARED $<TARGET_OBJECTS:saguaro_model>)
+set_target_properties(saguaro_shared PROPERTIES OUTPUT_NAME saguaro LINK_DEPENDS ${CMAKE_CURRENT_BINARY_DIR}/saguaro.map)
+target_link_libraries(saguaro_shared PRIVATE saguaro_kernels saguaro_runtime)
+foreach(symbol ${SAGUARO_C_API})
+  target_link_options(saguaro_shared PRIVATE "LINKER:-u,${symbol}")
+endforeach()
+target_link_options(saguaro_shared PRIVATE "LINKER:--version-script=${CMAKE_CURRENT_BINARY_DIR}/saguaro.map")
 )";
   size_t at = s.find("@FLAGS@");
   std::string options = "-O2";

@@ -336,11 +336,7 @@ int complete_hybrid(saguaro_model* model, const Request& req, char* out_json, si
   } else if (emit && !req.stream_local) {
     for (const auto& [piece, id] : held) emit(piece, id);
   }
-  json stats = local_statistics(local);
-  stats["total_time_ms"] = resp["timings"]["total_ms"];  // local generation, policy and cloud
-  stats.update(resp);
-  stats["success"] = true;
-  return respond(stats, out_json, out_size);
+  return respond(saguaro::handoff::with_local_statistics(local_statistics(local), resp), out_json, out_size);
 }
 #endif
 

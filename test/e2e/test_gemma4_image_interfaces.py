@@ -105,7 +105,7 @@ def main():
             ("Cactus' images", [{"role": "user", "content": QUESTION, "images": [png]}])):
         r = json.loads(complete(messages).stdout)
         answers[how] = r["response"]
-        prefill = r["local"]["prefill_tokens"]
+        prefill = r["prefill_tokens"]
         check(f"complete, the image as {how}: {r['response']!r}",
               r["response"] and generated.startswith(r["response"]) and prefill == run_prefill,
               f"the bundle program wrote {generated[:40]!r}...; prefill {prefill} positions, {run_prefill} in the "
