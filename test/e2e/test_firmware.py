@@ -1,0 +1,187 @@
+"""The firmware build (`saguaro compile --embed-weights --threads 0`, docs/firmware.md) on the default model:
+- the bundle holds libsaguaro_model.a, whose weights.S object carries weights.sgw byte for byte in a read-only,
+  64-byte-aligned section, with no thread pool and no pthread symbol in it;
+- manifest.json's "firmware" sizes equal readelf's sections of the size probe built again from the bundle, and the
+  plan's arena and KV cache;
+- examples/firmware builds against the bundle; with the bundle deleted it answers exactly what the normal bundle's
+  `saguaro complete` answers for the same prompt and seed, and under strace it opens no weights, tokenizer or
+  bundle file (only the dynamic libraries it links and /proc/self/status for ram_usage_mb);
+- what --embed-weights cannot take is one line and exit 1, with nothing written: a model without a tokenizer,
+  --handoff, a target of another architecture without CMAKE_TOOLCHAIN_FILE; compile --threads other than 0 too."""
+import json
+import os
+import re
+import shutil
+import subprocess
+
+import common
+
+PROMPT = "What is 17 + 25?"
+SEED = 7
+# The example's fixed options (examples/firmware/main.c), given to `saguaro complete` as they are.
+OPTIONS = {"max_tokens": 32, "temperature": 0.8, "seed": SEED}
+
+
+def tool(cmd, **kwargs):
+    return subprocess.run(cmd, check=True, capture_output=True, text=True, **kwargs).stdout
+
+
+def member(archive, name, out_dir):
+    """Extracts one object of a static library."""
+    os.makedirs(out_dir, exist_ok=True)
+    tool(["ar", "x", os.path.abspath(archive), name], cwd=out_dir)
+    return os.path.join(out_dir, name)
+
+
+def sections(path):
+    """readelf's section table: name -> (type, size, flags, alignment)."""
+    table = {}
+    for line in tool(["readelf", "-SW", path]).splitlines():
+        m = re.match(r"\s*\[\s*\d+\]\s+(\S+)\s+(\S+)\s+[0-9a-f]+\s+[0-9a-f]+\s+([0-9a-f]+)\s+[0-9a-f]+\s+(\S*)\s+\d+\s+\d+\s+(\d+)$",
+                     line)
+        if m:
+            table[m.group(1)] = (m.group(2), int(m.group(3), 16), m.group(4), int(m.group(5)))
+    return table
+
+
+def thread_symbols(archive):
+    """nm's lines of an archive that name pthreads, std::thread or std::condition_variable."""
+    return [line for line in tool(["nm", "-A", archive]).splitlines()
+            if re.search(r"pthread|St6thread|condition_variable", line)]
+
+
+def check_library(args, fw, work):
+    lib = os.path.join(fw, "libsaguaro_model.a")
+    members = tool(["ar", "t", lib]).split()
+    for needed in ("weights.S.o", "model.cpp.o", "capi.cpp.o", "saguaro_model_embedded.c.o"):
+        if needed not in members:
+            raise SystemExit(f"FAIL: {lib} lacks {needed}: {members}")
+    if any("thread_pool" in m for m in members):
+        raise SystemExit(f"FAIL: --threads 0 still links the thread pool: {members}")
+    obj = member(lib, "weights.S.o", os.path.join(work, "objects"))
+    kind, size, flags, align = sections(obj)[".rodata.saguaro_weights"]
+    blob = open(os.path.join(fw, "weights.sgw"), "rb").read()
+    if (kind, size, flags, align) != ("PROGBITS", len(blob), "A", 64):
+        raise SystemExit(f"FAIL: weights section {kind} {size} bytes flags {flags} align {align}, "
+                         f"want PROGBITS {len(blob)} A 64")
+    raw = os.path.join(work, "weights.bin")
+    tool(["objcopy", "-O", "binary", "--only-section=.rodata.saguaro_weights", obj, raw])
+    if open(raw, "rb").read() != blob:
+        raise SystemExit("FAIL: the linked-in section differs from weights.sgw")
+    threads = thread_symbols(lib)
+    if threads:
+        raise SystemExit(f"FAIL: the library refers to threads: {threads[:5]}")
+    # The same search finds the thread pool's symbols in the project's own runtime, which has one.
+    pooled = os.path.join(os.path.dirname(os.path.dirname(args.saguaro)), "lib", "libsaguaro_runtime.a")
+    if not thread_symbols(pooled):
+        raise SystemExit(f"FAIL: no thread symbol found in {pooled} either: the search is blind")
+    print(f"ok: libsaguaro_model.a ({len(members)} objects): weights.sgw ({len(blob)} bytes) in a read-only section "
+          "aligned to 64, no thread pool, no pthread symbol")
+
+
+def check_sizes(args, fw, work):
+    manifest = json.load(open(os.path.join(fw, "manifest.json")))
+    firmware, memory = manifest["firmware"], manifest["memory"]
+    # The size probe built again from the bundle's own CMake project: its sections, summed by readelf's flags.
+    build = os.path.join(work, "probe-build")
+    common.run(["cmake", "-S", fw, "-B", build, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release"], args)
+    common.run(["cmake", "--build", build, "--target", "saguaro_model_size_probe"], args)
+    sums = {"code": 0, "rodata": 0, "data": 0, "bss": 0}
+    for kind, size, flags, _ in sections(os.path.join(build, "saguaro_model_size_probe")).values():
+        if "A" not in flags:
+            continue
+        key = "code" if "X" in flags else "rodata" if "W" not in flags else "bss" if kind == "NOBITS" else "data"
+        sums[key] += size
+    want = {f"{k}_bytes": v for k, v in sums.items()}
+    want.update(weights_bytes=memory["weights_blob_bytes"], arena_bytes=memory["arena_bytes"],
+                kv_cache_bytes=memory["kv_cache_bytes"],
+                ram_bytes=sums["data"] + sums["bss"] + memory["arena_bytes"] + memory["kv_cache_bytes"],
+                library_bytes=os.path.getsize(os.path.join(fw, "libsaguaro_model.a")), thread_pool=False)
+    got = {k: firmware.get(k) for k in want}
+    if got != want:
+        raise SystemExit(f"FAIL: manifest firmware sizes {got}, readelf and the plan say {want}")
+    if not firmware["rodata_bytes"] > firmware["weights_bytes"] > 0 or firmware["code_bytes"] <= 0:
+        raise SystemExit(f"FAIL: implausible split {firmware}")
+    print(f"ok: manifest firmware sizes match readelf: code {firmware['code_bytes']}, read-only data "
+          f"{firmware['rodata_bytes']} (weights {firmware['weights_bytes']}), RAM {firmware['ram_bytes']} "
+          f"(data {firmware['data_bytes']} + bss {firmware['bss_bytes']} + arena {firmware['arena_bytes']} + KV "
+          f"{firmware['kv_cache_bytes']})")
+
+
+def opened_paths(trace):
+    """The paths of the open/openat calls of an strace -f log."""
+    return re.findall(r'open(?:at)?\((?:AT_FDCWD|\d+), "([^"]*)"', open(trace).read())
+
+
+def main():
+    args = common.parse_args()
+    w = args.work_dir
+    model = os.path.join(args.source_dir, "examples", "models", "default")
+    fw, plain = os.path.join(w, "fw"), os.path.join(w, "plain")
+    common.run([args.saguaro, "compile", model, "-o", fw, "--embed-weights", "--threads", "0"], args)
+    common.run([args.saguaro, "compile", model, "-o", plain], args)
+    check_library(args, fw, w)
+    check_sizes(args, fw, w)
+
+    build = os.path.join(w, "example-build")
+    common.run(["cmake", "-S", os.path.join(args.source_dir, "examples", "firmware"), "-B", build, "-G", "Ninja",
+                f"-DSAGUARO_MODEL_DIR={fw}"], args)
+    common.run(["cmake", "--build", build], args)
+    exe = os.path.join(build, "firmware_example")
+    shutil.rmtree(fw)  # the program must not need the bundle any more
+    trace = os.path.join(w, "strace.txt")
+    proc = common.run(["strace", "-f", "-e", "trace=open,openat", "-o", trace, exe, PROMPT, str(SEED)], args)
+    answer = proc.stdout.decode()
+    if not answer.endswith("\n"):
+        raise SystemExit(f"FAIL: the example's output {answer!r} does not end its line")
+    answer = answer[:-1]
+    stats = json.loads(proc.stderr.decode().strip().splitlines()[-1])
+    if not stats["success"] or stats["response"] != answer:
+        raise SystemExit(f"FAIL: streamed {answer!r}, response {stats}")
+
+    paths = opened_paths(trace)
+    library = re.compile(r"^(/etc/ld\.so\.cache|/(usr/)?lib\d*/.*\.so[.\d]*|/proc/self/status)$")
+    stray = [p for p in paths if p != exe and not library.match(p)]
+    if not paths or stray:
+        raise SystemExit(f"FAIL: the example opened {stray} (all: {paths})")
+    print(f"ok: with the bundle deleted the example answered {answer!r}, opening only {len(paths)} library/proc "
+          "files")
+
+    proc = common.run([args.saguaro, "complete", plain, "--messages",
+                       json.dumps([{"role": "user", "content": PROMPT}]), "--options", json.dumps(OPTIONS)], args)
+    expected = json.loads(proc.stdout)["response"]
+    if answer != expected:
+        raise SystemExit(f"FAIL: the firmware example answered {answer!r}, the bundle {expected!r}")
+    print(f"ok: the same answer as the normal bundle's saguaro complete (seed {SEED})")
+
+    check_refusals(args, model)
+
+
+def check_refusals(args, model):
+    """What --embed-weights cannot take: one line naming the problem, exit 1, nothing written."""
+    w = args.work_dir
+    bare = os.path.join(w, "no-tokenizer")  # the default model's weights without its tokenizer files
+    os.makedirs(bare)
+    for name in ("config.json", "model.safetensors"):
+        shutil.copy(os.path.join(model, name), bare)
+    os.environ.pop("CMAKE_TOOLCHAIN_FILE", None)  # the cross-target case is about its absence
+    cases = [
+        ([bare, "--embed-weights"], "needs a tokenizer"),
+        ([model, "--embed-weights", "--handoff"], "cannot link in the cloud handoff"),
+        ([model, "--embed-weights", "--target", "aarch64-neon"], "CMAKE_TOOLCHAIN_FILE"),
+        ([model, "--embed-weights", "--threads", "2"], "--threads takes only 0"),
+    ]
+    for extra, said in cases:
+        out = os.path.join(w, "refused")
+        proc = common.run([args.saguaro, "compile", *extra, "-o", out], args, check=False)
+        err = proc.stderr.decode().strip()
+        if proc.returncode != 1 or said not in err or len(err.splitlines()) != 1 or not err.startswith("saguaro: "):
+            raise SystemExit(f"FAIL: compile {' '.join(extra[1:])}: exit {proc.returncode}, {err!r}")
+        left = [p for p in os.listdir(w) if p.startswith("refused")]
+        if left:
+            raise SystemExit(f"FAIL: a refused compile left {left}")
+        print(f"ok: {err}")
+
+
+if __name__ == "__main__":
+    main()
