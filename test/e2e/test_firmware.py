@@ -7,7 +7,9 @@
   `saguaro complete` answers for the same prompt and seed, and under strace it opens no weights, tokenizer or
   bundle file (only the dynamic libraries it links and /proc/self/status for ram_usage_mb);
 - what --embed-weights cannot take is one line and exit 1, with nothing written: a model without a tokenizer,
-  --handoff, a target of another architecture without CMAKE_TOOLCHAIN_FILE; compile --threads other than 0 too."""
+  --handoff, a target of another architecture without CMAKE_TOOLCHAIN_FILE; compile --threads other than 0 too.
+With --aarch64 (e2e_firmware_aarch64): compile builds an aarch64-neon library with cmake/aarch64-linux-gnu.cmake, and
+the example linked with it answers under qemu as the x86 bundle does."""
 import json
 import os
 import re
@@ -113,24 +115,15 @@ def opened_paths(trace):
     return re.findall(r'open(?:at)?\((?:AT_FDCWD|\d+), "([^"]*)"', open(trace).read())
 
 
-def main():
-    args = common.parse_args()
-    w = args.work_dir
-    model = os.path.join(args.source_dir, "examples", "models", "default")
-    fw, plain = os.path.join(w, "fw"), os.path.join(w, "plain")
-    common.run([args.saguaro, "compile", model, "-o", fw, "--embed-weights", "--threads", "0"], args)
-    common.run([args.saguaro, "compile", model, "-o", plain], args)
-    check_library(args, fw, w)
-    check_sizes(args, fw, w)
-
-    build = os.path.join(w, "example-build")
+def example_answer(args, fw, run_prefix, cmake_extra=()):
+    """Builds examples/firmware against the bundle `fw`, deletes the bundle and runs the example (after
+    `run_prefix`) on PROMPT and SEED; returns its answer, which its response JSON must repeat."""
+    build = os.path.join(args.work_dir, "example-build-" + os.path.basename(fw))
     common.run(["cmake", "-S", os.path.join(args.source_dir, "examples", "firmware"), "-B", build, "-G", "Ninja",
-                f"-DSAGUARO_MODEL_DIR={fw}"], args)
+                f"-DSAGUARO_MODEL_DIR={fw}", *cmake_extra], args)
     common.run(["cmake", "--build", build], args)
-    exe = os.path.join(build, "firmware_example")
     shutil.rmtree(fw)  # the program must not need the bundle any more
-    trace = os.path.join(w, "strace.txt")
-    proc = common.run(["strace", "-f", "-e", "trace=open,openat", "-o", trace, exe, PROMPT, str(SEED)], args)
+    proc = common.run([*run_prefix, os.path.join(build, "firmware_example"), PROMPT, str(SEED)], args)
     answer = proc.stdout.decode()
     if not answer.endswith("\n"):
         raise SystemExit(f"FAIL: the example's output {answer!r} does not end its line")
@@ -138,23 +131,79 @@ def main():
     stats = json.loads(proc.stderr.decode().strip().splitlines()[-1])
     if not stats["success"] or stats["response"] != answer:
         raise SystemExit(f"FAIL: streamed {answer!r}, response {stats}")
+    return answer
 
+
+def bundle_answer(args, model):
+    """`saguaro complete` of a normal bundle of `model` for generic (the firmware bundle's target), with the
+    example's messages and options."""
+    plain = os.path.join(args.work_dir, "plain")
+    common.run([args.saguaro, "compile", model, "-o", plain], args)
+    proc = common.run([args.saguaro, "complete", plain, "--messages",
+                       json.dumps([{"role": "user", "content": PROMPT}]), "--options", json.dumps(OPTIONS)], args)
+    return json.loads(proc.stdout)["response"]
+
+
+def main():
+    args = common.parse_args({"--aarch64": {"action": "store_true",
+                                            "help": "cross-compile for aarch64-neon and run the example under qemu"}})
+    if args.aarch64:
+        return main_aarch64(args)
+    w = args.work_dir
+    model = os.path.join(args.source_dir, "examples", "models", "default")
+    fw = os.path.join(w, "fw")
+    common.run([args.saguaro, "compile", model, "-o", fw, "--embed-weights", "--threads", "0"], args)
+    check_library(args, fw, w)
+    check_sizes(args, fw, w)
+
+    trace = os.path.join(w, "strace.txt")
+    answer = example_answer(args, fw, ["strace", "-f", "-e", "trace=open,openat", "-o", trace])
     paths = opened_paths(trace)
     library = re.compile(r"^(/etc/ld\.so\.cache|/(usr/)?lib\d*/.*\.so[.\d]*|/proc/self/status)$")
-    stray = [p for p in paths if p != exe and not library.match(p)]
+    stray = [p for p in paths if not library.match(p)]
     if not paths or stray:
         raise SystemExit(f"FAIL: the example opened {stray} (all: {paths})")
     print(f"ok: with the bundle deleted the example answered {answer!r}, opening only {len(paths)} library/proc "
           "files")
 
-    proc = common.run([args.saguaro, "complete", plain, "--messages",
-                       json.dumps([{"role": "user", "content": PROMPT}]), "--options", json.dumps(OPTIONS)], args)
-    expected = json.loads(proc.stdout)["response"]
+    expected = bundle_answer(args, model)
     if answer != expected:
         raise SystemExit(f"FAIL: the firmware example answered {answer!r}, the bundle {expected!r}")
     print(f"ok: the same answer as the normal bundle's saguaro complete (seed {SEED})")
 
     check_refusals(args, model)
+
+
+def main_aarch64(args):
+    """The firmware library of an aarch64-neon bundle, built by compile with the aarch64 toolchain file: its sizes
+    are an AArch64 ELF's, and the example it links answers under qemu (ARMv8.0 core) as the x86 bundle does."""
+    for tool_name in ("aarch64-linux-gnu-g++", "qemu-aarch64"):
+        if not shutil.which(tool_name):
+            print(f"SKIP: {tool_name} is not installed (./dev test installs it)")
+            raise SystemExit(common.SKIP)
+    model = os.path.join(args.source_dir, "examples", "models", "default")
+    toolchain = os.path.join(args.source_dir, "cmake", "aarch64-linux-gnu.cmake")
+    fw = os.path.join(args.work_dir, "fw-aarch64")
+    os.environ["CMAKE_TOOLCHAIN_FILE"] = toolchain
+    common.run([args.saguaro, "compile", model, "-o", fw, "--embed-weights", "--threads", "0", "--target",
+                "aarch64-neon"], args)
+    del os.environ["CMAKE_TOOLCHAIN_FILE"]
+    firmware = json.load(open(os.path.join(fw, "manifest.json")))["firmware"]
+    if not (firmware["code_bytes"] > 0 and firmware["rodata_bytes"] > firmware["weights_bytes"] > 0 and
+            firmware["ram_bytes"] == firmware["data_bytes"] + firmware["bss_bytes"] + firmware["arena_bytes"] +
+            firmware["kv_cache_bytes"]):
+        raise SystemExit(f"FAIL: aarch64 firmware sizes {firmware}")
+    obj = member(os.path.join(fw, "libsaguaro_model.a"), "weights.S.o", os.path.join(args.work_dir, "objects"))
+    if "AArch64" not in tool(["readelf", "-h", obj]) or sections(obj)[".rodata.saguaro_weights"][3] != 64:
+        raise SystemExit("FAIL: weights.S.o is not an AArch64 object with a 64-byte-aligned weights section")
+    answer = example_answer(args, fw, ["qemu-aarch64", "-cpu", "cortex-a72", "-L", "/usr/aarch64-linux-gnu"],
+                            [f"-DCMAKE_TOOLCHAIN_FILE={toolchain}"])
+    expected = bundle_answer(args, model)
+    if answer != expected:
+        raise SystemExit(f"FAIL: the aarch64 firmware example answered {answer!r}, the x86 bundle {expected!r}")
+    print(f"ok: aarch64-neon library (code {firmware['code_bytes']}, read-only data {firmware['rodata_bytes']}, "
+          f"RAM {firmware['ram_bytes']}); with the bundle deleted the example answered {answer!r} under qemu, as the "
+          "x86 bundle does")
 
 
 def check_refusals(args, model):
