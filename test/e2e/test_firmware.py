@@ -1,6 +1,7 @@
 """The firmware build (`saguaro compile --embed-weights --threads 0`, docs/firmware.md) on the default model:
 - the bundle holds libsaguaro_model.a, whose weights.S object carries weights.sgw byte for byte in a read-only,
   64-byte-aligned section, with no thread pool and no pthread symbol in it;
+- compiling it twice gives the same bytes, the library included;
 - manifest.json's "firmware" sizes equal readelf's sections of the size probe built again from the bundle, and the
   plan's arena and KV cache;
 - examples/firmware builds against the bundle; with the bundle deleted it answers exactly what the normal bundle's
@@ -155,6 +156,12 @@ def main():
     common.run([args.saguaro, "compile", model, "-o", fw, "--embed-weights", "--threads", "0"], args)
     check_library(args, fw, w)
     check_sizes(args, fw, w)
+    again = os.path.join(w, "fw-again")
+    common.run([args.saguaro, "compile", model, "-o", again, "--embed-weights", "--threads", "0"], args)
+    differ = subprocess.run(["diff", "-r", "-q", fw, again], capture_output=True, text=True).stdout
+    if differ:
+        raise SystemExit(f"FAIL: the same compile twice gave different bundles: {differ}")
+    print("ok: the same inputs give the same bundle, libsaguaro_model.a and manifest included")
 
     trace = os.path.join(w, "strace.txt")
     answer = example_answer(args, fw, ["strace", "-f", "-e", "trace=open,openat", "-o", trace])
