@@ -121,7 +121,8 @@ llvm::Error saguaro::checkEmbeddable(const CompileOptions &o) {
     return fileError(o.model, llvm::Twine("--embed-weights builds libsaguaro_model.a now, and --target ") +
                                   o.target + " is for " + archName(target->arch) + " while this machine builds for " +
                                   archName(kernels::host_arch()) +
-                                  ": set CMAKE_TOOLCHAIN_FILE to a cross toolchain file (cmake/aarch64-linux-gnu.cmake)");
+                                  ": set CMAKE_TOOLCHAIN_FILE to a cross toolchain file (for aarch64: "
+                                  "cmake/aarch64-linux-gnu.cmake)");
   return llvm::Error::success();
 }
 
