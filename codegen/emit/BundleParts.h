@@ -3,7 +3,8 @@
 // emitBundle (EmitBundle.cpp) writes a bundle from these parts, one file each: the module facts
 // they all read (ModuleFacts.cpp), weights.sgw (WeightBlob.cpp), model.cpp (ModelSource.cpp,
 // with NamedCpp.cpp naming its values), manifest.json (Manifest.cpp), and the fixed files
-// CMakeLists.txt (with TargetFlags.cpp's flags), model.h and main.cpp (BundleTemplates.cpp).
+// CMakeLists.txt (with TargetFlags.cpp's flags), model.h and main.cpp (BundleTemplates.cpp), and
+// with --embed-weights the firmware library's files (EmbeddedLibrary.cpp).
 //
 //===------------------------------------------------------------------------------------===//
 #ifndef SAGUARO_CODEGEN_EMIT_BUNDLEPARTS_H
@@ -88,9 +89,15 @@ llvm::Expected<std::string> translateToNamedCpp(mlir::ModuleOp m);
 /// manifest.json for people to read: model, target, tensors and their layouts, memory plan, taps.
 llvm::json::Value manifest(mlir::ModuleOp m, const ModuleFacts &facts, const BundleInputs &in, const BlobSizes &blob);
 
-/// CMakeLists.txt that builds the bundle on its own, model.cpp with the target's `flags`; with `vision`, the
-/// runtime links the bundle's copy of the image front-end.
-std::string cmakeLists(llvm::StringRef flags, bool handoff, bool vision);
+/// CMakeLists.txt that builds the bundle on its own, model.cpp with the target's `flags`; with a vision tower, the
+/// runtime links the bundle's copy of the image front-end; with `in.embedWeights`, it also builds the firmware
+/// library (embeddedLibraryCMake).
+std::string cmakeLists(llvm::StringRef flags, const BundleInputs &in);
+/// The firmware library's part of CMakeLists.txt: libsaguaro_model.a from model.cpp, the runtime and weights.S.
+std::string embeddedLibraryCMake(bool threadPool);
+/// The firmware library's own files (EmbeddedLibrary.cpp): weights.S, saguaro_model.h and its source, the size
+/// probe and saguaro_model.cmake, by file name.
+std::vector<std::pair<std::string, std::string>> embeddedLibraryFiles(bool threadPool);
 /// model.h: the model ABI and the kernels.
 llvm::StringRef modelHeader();
 /// main.cpp: the example program.

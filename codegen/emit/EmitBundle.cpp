@@ -106,18 +106,23 @@ llvm::Error writeBundle(ModuleOp module, const ModuleFacts &facts, const BundleI
     return cpp.takeError();
   std::string manifestText;
   llvm::raw_string_ostream(manifestText) << llvm::formatv("{0:2}", manifest(module, facts, in, *blob)) << "\n";
-  for (auto [name, text] : std::vector<std::pair<const char *, std::string>>{
-           {"model.cpp", *cpp}, {"model.h", modelHeader().str()},
-           {"main.cpp", mainSource().str()},
-           {"CMakeLists.txt", cmakeLists(flags, in.handoff, in.model.vision.has_value())},
-           {"manifest.json", manifestText}})
+  std::vector<std::pair<std::string, std::string>> files = {
+      {"model.cpp", *cpp}, {"model.h", modelHeader().str()},
+      {"main.cpp", mainSource().str()},
+      {"CMakeLists.txt", cmakeLists(flags, in)},
+      {"manifest.json", manifestText}};
+  if (in.embedWeights)
+    for (auto &file : embeddedLibraryFiles(in.threadPool))
+      files.push_back(std::move(file));
+  for (const auto &[name, text] : files)
     if (auto e = writeFile(dir, name, text))
       return e;
   return copyRuntime(in, dir);
 }
 } // namespace
 
-llvm::Error saguaro::emitBundle(ModuleOp module, const BundleInputs &in, llvm::StringRef outDir) {
+llvm::Error saguaro::emitBundle(ModuleOp module, const BundleInputs &in, llvm::StringRef outDir,
+                                const std::function<llvm::Error(const std::string &dir)> &finish) {
   auto flags = targetFlags(in.target);
   if (!flags)
     return flags.takeError();
@@ -131,9 +136,12 @@ llvm::Error saguaro::emitBundle(ModuleOp module, const BundleInputs &in, llvm::S
   llvm::sys::fs::remove_directories(tmp);
   if (std::error_code ec = llvm::sys::fs::create_directories(tmp))
     return fileError(tmp, "cannot create: " + ec.message());
-  if (auto e = writeBundle(module, facts, in, *flags, tmp, outDir)) {
+  llvm::Error written = writeBundle(module, facts, in, *flags, tmp, outDir);
+  if (!written && finish)
+    written = finish(tmp);
+  if (written) {
     llvm::sys::fs::remove_directories(tmp);
-    return e;
+    return written;
   }
   llvm::sys::fs::remove_directories(outDir);
   if (std::error_code ec = llvm::sys::fs::rename(tmp, outDir)) {

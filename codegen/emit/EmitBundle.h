@@ -51,6 +51,8 @@ struct BundleInputs {
   std::string runtimeSourceDir; // the Saguaro checkout whose runtime-min and kernels are copied
   std::string blobSchemaHeader; // flatc's weights_generated.h (a build product), copied into runtime-min/src
   bool handoff = false;         // also copy handoff/ and link it: saguaro_complete applies the cloud policy
+  bool embedWeights = false;    // also the firmware library: libsaguaro_model.a with weights.sgw linked in
+  bool threadPool = true;       // false: the runtime is built without a thread pool (and needs no threads library)
   std::vector<uint8_t> tokenizer;                       // tokenizer tensor bytes, may be empty
   std::string tokenizerTensor;                          // e.g. tokenizer.llama2c
   std::vector<uint8_t> chatTemplate;                    // the chat.template tensor, may be empty
@@ -60,9 +62,11 @@ struct BundleInputs {
 
 /// Writes model.h, model.cpp (EmitC translation of `module`, which must be fully lowered),
 /// main.cpp, CMakeLists.txt, manifest.json, weights.sgw and a copy of the runtime (and with
-/// `in.handoff` of the handoff library) into `outDir`. Files are first written to a sibling
-/// temporary directory, which replaces `outDir` only when everything succeeded.
-llvm::Error emitBundle(mlir::ModuleOp module, const BundleInputs &in, llvm::StringRef outDir);
+/// `in.handoff` of the handoff library, with `in.embedWeights` the firmware library's sources) into `outDir`. Files are first written to a sibling
+/// temporary directory, which replaces `outDir` only when everything succeeded, `finish` (when given) included:
+/// it runs on the temporary directory once every file is written.
+llvm::Error emitBundle(mlir::ModuleOp module, const BundleInputs &in, llvm::StringRef outDir,
+                       const std::function<llvm::Error(const std::string &dir)> &finish = nullptr);
 
 /// Compiler flags of a target name; fails for an unknown target.
 llvm::Expected<std::string> targetFlags(llvm::StringRef target);

@@ -51,8 +51,7 @@ std::string saguaro::cacheRoot() {
   return p.str().str();
 }
 
-/// Runs a program quietly; on failure shows its output.
-static llvm::Error runQuiet(llvm::ArrayRef<llvm::StringRef> args, llvm::StringRef logPath) {
+llvm::Error saguaro::runQuiet(llvm::ArrayRef<llvm::StringRef> args, llvm::StringRef logPath) {
   auto program = llvm::sys::findProgramByName(args[0]);
   if (!program)
     return llvm::createStringError(llvm::inconvertibleErrorCode(), args[0].str() + " not found on PATH");

@@ -15,6 +15,8 @@ namespace saguaro {
 bool isBundle(const std::string &path);
 /// $SAGUARO_CACHE_DIR, else $XDG_CACHE_HOME/saguaro, else ~/.cache/saguaro.
 std::string cacheRoot();
+/// Runs a program (found on PATH) with its output in `logPath`; on failure shows the log and names the command.
+llvm::Error runQuiet(llvm::ArrayRef<llvm::StringRef> args, llvm::StringRef logPath);
 /// Builds a bundle's program with CMake (once) and returns its path.
 llvm::Expected<std::string> buildBundle(const std::string &bundle);
 /// A bundle's manifest.json as a JSON object; the error names the file (unreadable, not JSON, not an object).

@@ -9,6 +9,7 @@
 #include "compiler/driver/BundleCache.h"
 #include "compiler/driver/Calibrate.h"
 #include "compiler/driver/Eval.h"
+#include "compiler/driver/FirmwareBundle.h"
 #include "compiler/driver/QuantizeWeights.h"
 #include "compiler/pipelines/Pipelines.h"
 #include "probe/probe_file.h"
@@ -166,7 +167,8 @@ llvm::Expected<std::string> saguaro::bundleKey(const CompileOptions &o) {
                     std::to_string(o.prefillChunk) + "|" + o.tokenizer + "|" + o.chatTemplate + "|" +
                     std::to_string(o.bits) + "|" + std::to_string(o.bpw) + "|damp=" + damp + "|" +
                     (o.calibrationTaps ? "taps|" : "") + "act=" + o.cqActivations + "|kv=" + o.kvCache + "|hidden=" +
-                    std::to_string(o.hiddenTapLayer) + "|" + (o.handoff ? "handoff|" : "");
+                    std::to_string(o.hiddenTapLayer) + "|" + (o.handoff ? "handoff|" : "") +
+                    (o.embedWeights ? "embed|" : "") + (o.threadPool ? "" : "no-thread-pool|");
   // Bundles carry copies of runtime-min and the kernels (and with --handoff of handoff/), so their sources are part
   // of the key as well.
   std::vector<std::string> shipped, trees = {"runtime-min", "codegen/kernels"};
@@ -218,6 +220,9 @@ llvm::Expected<std::string> saguaro::bundleKey(const CompileOptions &o) {
 }
 
 llvm::Error saguaro::compileBundle(const CompileOptions &o, const std::string &outDir) {
+  if (o.embedWeights)
+    if (auto e = checkEmbeddable(o))
+      return e;
   ImportedModel model;
   if (auto e = importModel(o, model))
     return e;
@@ -249,6 +254,8 @@ llvm::Error saguaro::compileBundle(const CompileOptions &o, const std::string &o
   in.runtimeSourceDir = SAGUARO_SOURCE_DIR;
   in.blobSchemaHeader = SAGUARO_BLOB_SCHEMA_HEADER;
   in.handoff = o.handoff;
+  in.embedWeights = o.embedWeights;
+  in.threadPool = o.threadPool;
   in.metadata.push_back({"model.name", d.name});
   in.metadata.push_back({"model.architecture", d.architecture});
   std::vector<std::string> hashed = model.sourceFiles;
@@ -256,6 +263,9 @@ llvm::Error saguaro::compileBundle(const CompileOptions &o, const std::string &o
     return e;
   if (auto e = importChatTemplate(o, in, hashed))
     return e;
+  if (o.embedWeights && in.tokenizer.empty())
+    return fileError(o.model, "--embed-weights needs a tokenizer to link in, and the model has none (pass "
+                              "--tokenizer FILE): the library answers prompts without reading files");
   std::sort(in.metadata.begin(), in.metadata.end());
   for (const std::string &f : hashed) {
     auto h = hashFile(f);
@@ -320,5 +330,5 @@ llvm::Error saguaro::compileBundle(const CompileOptions &o, const std::string &o
       return e;
   if (auto e = quantizeWeights(*module, model, hessians, o.damp))
     return e;
-  return emitBundle(*module, in, outDir);
+  return o.embedWeights ? emitFirmwareBundle(*module, in, outDir) : emitBundle(*module, in, outDir);
 }

@@ -42,6 +42,8 @@ struct CompileOptions {
   int64_t maxSeq = 0;     // 0: the model's own limit, capped at kDefaultMaxSeq
   int64_t prefillChunk = 0; // 0: min(kDefaultPrefillChunk, the sequence length)
   bool handoff = false;     // ship handoff/ in the bundle: saguaro_complete applies the cloud policy (needs libcurl)
+  bool embedWeights = false; // also build libsaguaro_model.a with the weights linked in (docs/firmware.md)
+  bool threadPool = true;    // false (--threads 0): the runtime is built without a thread pool
   bool verbose = false;
 };
 

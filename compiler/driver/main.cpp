@@ -237,6 +237,13 @@ int cmdCompile(const Args &a) {
   if (!o)
     return fail(llvm::toString(o.takeError()));
   o->handoff = a.has("--handoff");
+  o->embedWeights = a.has("--embed-weights");
+  if (a.has("--threads")) { // the library's; a program's thread count is the program's own --threads
+    if (a.value("--threads") != "0")
+      return fail("compile --threads takes only 0 (build without a thread pool), got '" + a.value("--threads") +
+                  "'; a program sets its thread count at run time (--threads of run, or Engine::set_threads)");
+    o->threadPool = false;
+  }
   if (auto e = compileBundle(*o, a.value("-o")))
     return fail(llvm::toString(std::move(e)));
   logWeightLayouts(a.value("-o"));
@@ -551,7 +558,11 @@ std::vector<cli::Command> commands() {
        "compile a model into a bundle directory that builds and runs without Saguaro",
        join({{{"-o", "BUNDLE_DIR", "the bundle directory (required); an existing one is replaced"}},
              kCompileOptions,
-             {{"--handoff", "", "ship the cloud handoff in the bundle (docs/handoff.md); it then links libcurl"}}}),
+             {{"--handoff", "", "ship the cloud handoff in the bundle (docs/handoff.md); it then links libcurl"},
+              {"--embed-weights", "", "also build libsaguaro_model.a: model, runtime and weights in one static "
+                                      "library that reads no file (docs/firmware.md)"},
+              {"--threads", "0", "build the runtime without a thread pool: the kernels run on the calling thread, "
+                                 "no threads library"}}}),
        cmdCompile},
       {"run", "MODEL_OR_BUNDLE -p PROMPT [--image FILE ...] [--max-soft-tokens N] [options]",
        "generate text: compile the model into the cache if needed, build the bundle and run its program",

@@ -33,6 +33,7 @@
 #include "saguaro/blob.h"
 #include "saguaro/kernels/cpu_features.h"
 #include "saguaro/kernels/kv_layout.h"
+#include "saguaro/kernels/parallel.h"
 
 namespace saguaro {
 namespace {

@@ -359,22 +359,49 @@ int complete(saguaro_model* model, const char* messages_json, const char* option
 
 }  // namespace
 
-extern "C" saguaro_model_t saguaro_init(const char* bundle_path) {
+namespace {
+// The C API's model of an open engine (null: `err` says why) and the chat template its blob holds; sets the
+// thread's last error. `name` prefixes errors.
+saguaro_model_t wrap_engine(std::unique_ptr<saguaro::Engine> engine, const std::string& name, const std::string& err) {
+  if (!engine) return g_last_error = err, nullptr;
+  std::unique_ptr<saguaro::ChatTemplate> chat;
+  std::string chat_err;
+  if (!load_chat_template(*engine, name, &chat, &chat_err)) return g_last_error = chat_err, nullptr;
+  g_last_error.clear();
+  return new saguaro_model{std::move(engine), std::move(chat)};
+}
+
+// Runs `open` so that no exception leaves the C API: one becomes the last error of `fn`.
+template <class F>
+saguaro_model_t open_guarded(const char* fn, F open) {
   try {
+    return open();
+  } catch (const std::exception& e) {
+    g_last_error = std::string(fn) + ": " + e.what();
+  } catch (...) {
+    g_last_error = std::string(fn) + ": unknown error";
+  }
+  return nullptr;
+}
+}  // namespace
+
+extern "C" saguaro_model_t saguaro_init(const char* bundle_path) {
+  return open_guarded("saguaro_init", [&]() -> saguaro_model_t {
     if (!bundle_path) return g_last_error = "bundle_path is NULL", nullptr;
     std::string err;
     auto engine = saguaro::Engine::open(bundle_path, &err);
-    if (!engine) return g_last_error = err, nullptr;
-    std::unique_ptr<saguaro::ChatTemplate> chat;
-    if (!load_chat_template(*engine, bundle_path, &chat, &err)) return g_last_error = err, nullptr;
-    g_last_error.clear();
-    return new saguaro_model{std::move(engine), std::move(chat)};
-  } catch (const std::exception& e) {
-    g_last_error = std::string("saguaro_init: ") + e.what();
-  } catch (...) {
-    g_last_error = "saguaro_init: unknown error";
-  }
-  return nullptr;
+    return wrap_engine(std::move(engine), bundle_path, err);
+  });
+}
+
+extern "C" saguaro_model_t saguaro_init_memory(const void* data, size_t size, const char* name) {
+  return open_guarded("saguaro_init_memory", [&]() -> saguaro_model_t {
+    if (!data) return g_last_error = "saguaro_init_memory: data is NULL", nullptr;
+    const std::string label = name ? name : "memory";
+    std::string err;
+    auto engine = saguaro::Engine::open_memory(data, size, label, &err);
+    return wrap_engine(std::move(engine), label, err);
+  });
 }
 
 extern "C" int saguaro_complete(saguaro_model_t model, const char* messages_json, const char* options_json,

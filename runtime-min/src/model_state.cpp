@@ -65,6 +65,7 @@ bool BoundModel::encode_image(const float* patches, const int32_t* positions, in
   return true;
 }
 
+#if SAGUARO_THREAD_POOL
 void BoundModel::set_threads(int32_t threads) {
   const int32_t n = threads > 0 ? threads : ThreadPool::hardware_threads();
   state_.parallel = nullptr;
@@ -74,6 +75,14 @@ void BoundModel::set_threads(int32_t threads) {
     state_.parallel = pool_->parallel();
   }
 }
+
+int32_t BoundModel::threads() const { return pool_ ? pool_->threads() : 1; }
+#else
+// Built without a thread pool: state_.parallel stays null, which the kernels read as one thread.
+void BoundModel::set_threads(int32_t) {}
+
+int32_t BoundModel::threads() const { return 1; }
+#endif
 
 BoundModel::~BoundModel() = default;
 

@@ -8,7 +8,14 @@
 
 #include "huge_pages.h"
 #include "saguaro/model_abi.h"
+
+// 0 in a runtime built without a thread pool (CMake's SAGUARO_THREAD_POOL OFF: `saguaro compile --threads 0`).
+#ifndef SAGUARO_THREAD_POOL
+#define SAGUARO_THREAD_POOL 1
+#endif
+#if SAGUARO_THREAD_POOL
 #include "thread_pool.h"
+#endif
 
 namespace saguaro {
 
@@ -30,9 +37,10 @@ class BoundModel {
   const ModelState& state() const { return state_; }
   /// Installs (or, with null, removes) the hook the generated code's taps call.
   void set_tap(TapFn fn, void* ctx) { state_.tap = fn, state_.tap_ctx = ctx; }
-  /// Runs the kernels on `threads` threads (0: every hardware thread); results do not depend on it.
+  /// Runs the kernels on `threads` threads (0: every hardware thread); results do not depend on it. Without a
+  /// thread pool they always run on the calling thread.
   void set_threads(int32_t threads);
-  int32_t threads() const { return pool_ ? pool_->threads() : 1; }
+  int32_t threads() const;
   /// Runs the vision tower (spec.vision) on an arena of its own, held only during the call; false when that arena
   /// cannot be allocated. The patches must pass check_patch_grid.
   bool encode_image(const float* patches, const int32_t* positions, int32_t rows, float* soft_tokens) const;
@@ -45,7 +53,9 @@ class BoundModel {
   std::vector<const void*> weights_;
   HugePageMemory arena_;
   HugePageMemory kv_;
+#if SAGUARO_THREAD_POOL
   std::unique_ptr<ThreadPool> pool_;
+#endif
   ModelState state_{};
   const ModelSpec* spec_ = nullptr;
 };

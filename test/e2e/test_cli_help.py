@@ -8,7 +8,8 @@ import common
 # Every command and some options its documentation names (docs/user-guide.md, probe.md, handoff.md, audio.md,
 # image.md). The test's own list: a command added to the table without being added here fails.
 COMMANDS = {
-    "compile": ["-o", "--target", "--tokenizer", "--bits", "--kv-cache", "--hidden-tap", "--handoff"],
+    "compile": ["-o", "--target", "--tokenizer", "--bits", "--kv-cache", "--hidden-tap", "--handoff",
+                "--embed-weights", "--threads"],
     "run": ["-p", "-n", "-t", "--seed", "--top-k", "--threads", "--target", "--max-seq"],
     "logits": ["--token-ids", "-o", "--soft-tokens", "--threads", "--target"],
     "encode": ["--image", "--pixels", "--max-soft-tokens", "-o", "--threads", "--target"],
@@ -34,7 +35,7 @@ COMMANDS = {
 
 
 SWITCHES = {"--decode", "--no-special", "--json", "--pad-30s", "--pcm-only", "--decode-only", "--resized-only",
-            "--handoff", "--verbose"}
+            "--handoff", "--verbose", "--embed-weights"}
 
 
 def fail(message):

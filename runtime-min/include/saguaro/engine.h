@@ -94,7 +94,7 @@ class Engine {
   /// generate() calls it on the rows of its generated tokens (GenerateStats::p_wrong).
   float probe_p_wrong(const float* hidden, int32_t n);
   /// Threads the kernels split their work over (0, the default: every hardware thread). Tokens and logits do
-  /// not depend on it.
+  /// not depend on it. A runtime built without a thread pool (`saguaro compile --threads 0`) always runs one.
   void set_threads(int32_t threads);
   int32_t threads() const;
 

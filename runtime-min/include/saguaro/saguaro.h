@@ -14,6 +14,11 @@ typedef struct saguaro_model* saguaro_model_t;
 /* Opens a bundle directory (containing weights.sgw) or a .sgw file; NULL on failure (see saguaro_last_error). */
 saguaro_model_t saguaro_init(const char* bundle_path);
 
+/* Opens a weights.sgw already in memory: `size` bytes at `data` (64-byte aligned, alive until saguaro_destroy),
+ * such as the blob a firmware build links in (saguaro_model_open_embedded, docs/firmware.md); `name` (may be NULL)
+ * prefixes error messages. NULL on failure (see saguaro_last_error). */
+saguaro_model_t saguaro_init_memory(const void* data, size_t size, const char* name);
+
 /* Runs a chat completion. messages_json: OpenAI-style [{"role","content"}]; options_json: NULL or an object with
  * the local generation's max_tokens, temperature, top_k, top_p, min_p, repetition_penalty, seed, stop, plus
  * stream_local (bool) and the cloud handoff policy's keys (docs/handoff.md). Writes the response JSON

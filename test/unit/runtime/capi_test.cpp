@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <cstring>
 
 #include <nlohmann/json.hpp>
@@ -107,6 +108,33 @@ TEST(CApiInit, BadBundle) {
       << saguaro_last_error();
   EXPECT_EQ(saguaro_init(nullptr), nullptr);
   saguaro_destroy(nullptr);
+}
+
+// A blob in memory (as a firmware build links it in) answers as the same blob opened from its file; memory that is
+// not 64-byte aligned, or none, is refused with the name in the message.
+TEST(CApiInit, FromMemory) {
+  const std::string dir = saguaro::test::make_temp_dir();
+  ASSERT_FALSE(saguaro::test::write_fake_bundle(dir).empty());
+  const std::string bytes = saguaro::test::read_file(dir + "/weights.sgw");
+  void* mem = std::aligned_alloc(64, (bytes.size() + 64 + 63) / 64 * 64);
+  std::memcpy(mem, bytes.data(), bytes.size());
+  char from_file[4096], from_memory[4096];
+  saguaro_model_t file_model = saguaro_init(dir.c_str());
+  saguaro_model_t memory_model = saguaro_init_memory(mem, bytes.size(), "linked-in");
+  ASSERT_NE(memory_model, nullptr) << saguaro_last_error();
+  const char* opts = R"({"temperature":1.5,"top_p":1.0,"seed":7,"max_tokens":20})";
+  ASSERT_GT(saguaro_complete(file_model, kMsgs, opts, from_file, sizeof from_file, nullptr, nullptr), 0);
+  ASSERT_GT(saguaro_complete(memory_model, kMsgs, opts, from_memory, sizeof from_memory, nullptr, nullptr), 0);
+  EXPECT_EQ(json::parse(from_memory)["response"], json::parse(from_file)["response"]);
+  saguaro_destroy(memory_model);
+  saguaro_destroy(file_model);
+
+  std::memmove(static_cast<char*>(mem) + 8, mem, bytes.size());
+  EXPECT_EQ(saguaro_init_memory(static_cast<char*>(mem) + 8, bytes.size(), "linked-in"), nullptr);
+  EXPECT_EQ(std::string(saguaro_last_error()), "linked-in: buffer is not 64-byte aligned");
+  EXPECT_EQ(saguaro_init_memory(nullptr, 0, "linked-in"), nullptr);
+  EXPECT_NE(std::string(saguaro_last_error()).find("data is NULL"), std::string::npos) << saguaro_last_error();
+  std::free(mem);
 }
 
 }  // namespace
