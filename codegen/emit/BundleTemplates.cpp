@@ -72,13 +72,13 @@ add_subdirectory(saguaro/kernels kernels)
 add_subdirectory(saguaro/runtime-min runtime)
 
 # The generated model (straight-line kernel calls with constant shapes), compiled once for both products.
-add_library(saguaro_model OBJECT model.cpp)
-target_include_directories(saguaro_model PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
-target_link_libraries(saguaro_model PRIVATE saguaro_kernels saguaro_runtime)
+add_library(saguaro_model_code OBJECT model.cpp)
+target_include_directories(saguaro_model_code PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+target_link_libraries(saguaro_model_code PRIVATE saguaro_kernels saguaro_runtime)
 set_source_files_properties(model.cpp PROPERTIES COMPILE_OPTIONS "@FLAGS@")
 
 # The example program.
-add_executable(saguaro_bundle main.cpp $<TARGET_OBJECTS:saguaro_model>)
+add_executable(saguaro_bundle main.cpp $<TARGET_OBJECTS:saguaro_model_code>)
 target_include_directories(saguaro_bundle PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
 target_link_libraries(saguaro_bundle PRIVATE saguaro_kernels saguaro_runtime)
 
@@ -88,7 +88,7 @@ target_link_libraries(saguaro_bundle PRIVATE saguaro_kernels saguaro_runtime)
 set(SAGUARO_C_API saguaro_init saguaro_complete saguaro_destroy saguaro_last_error)
 list(JOIN SAGUARO_C_API "; " SAGUARO_C_API_LIST)
 file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/saguaro.map "{ global: ${SAGUARO_C_API_LIST}; local: *; };\n")
-add_library(saguaro_shared SHARED $<TARGET_OBJECTS:saguaro_model>)
+add_library(saguaro_shared SHARED $<TARGET_OBJECTS:saguaro_model_code>)
 set_target_properties(saguaro_shared PROPERTIES OUTPUT_NAME saguaro LINK_DEPENDS ${CMAKE_CURRENT_BINARY_DIR}/saguaro.map)
 target_link_libraries(saguaro_shared PRIVATE saguaro_kernels saguaro_runtime)
 foreach(symbol ${SAGUARO_C_API})

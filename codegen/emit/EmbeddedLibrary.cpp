@@ -76,10 +76,11 @@ int main(void) {
 )text";
 
 constexpr const char *kLibraryCMake = R"text(
-# Compiled with --embed-weights: libsaguaro_model.a (docs/firmware.md) holds model.cpp, the runtime and weights.sgw,
+# Compiled with --embed-weights: libsaguaro_model.a (docs/firmware.md) holds the model, the runtime and weights.sgw,
 # which weights.S links into read-only data; a program opens it with saguaro_model_open_embedded() (saguaro_model.h).
 enable_language(C ASM)
-add_library(saguaro_model STATIC model.cpp saguaro_model_embedded.c weights.S $<TARGET_OBJECTS:saguaro_runtime>)
+add_library(saguaro_model STATIC $<TARGET_OBJECTS:saguaro_model_code> saguaro_model_embedded.c weights.S
+                                 $<TARGET_OBJECTS:saguaro_runtime>)
 target_include_directories(saguaro_model PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}
                                                 ${CMAKE_CURRENT_SOURCE_DIR}/saguaro/runtime-min/include)
 target_link_libraries(saguaro_model PUBLIC saguaro_kernels)
