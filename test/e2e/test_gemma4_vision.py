@@ -7,8 +7,10 @@ table, 280 soft tokens per image compiled in).
   (uint8, and one as float32 in [0, 1]) and a reduced budget (--max-soft-tokens 70), on the generic target, equal
   the reference within 1e-3 of the soft tokens' scale (their largest magnitude), both variants.
 - x86-avx2 (and x86-avx512vnni where the CPU has it) against generic within the ISA tolerance of the other logits
-  tests, 1e-4 of the scale; and the tower quantized to CQ4 (--bits 4) runs: its soft tokens are finite and
-  correlated with the reference (a smoke check of the integer path; its error is the quantization's).
+  tests, 1e-4 of the scale; the tower in binary16 (--bits 16) within the same 1e-3 (the tiny models' weights are
+  bfloat16 values that binary16 holds exactly, so this checks the binary16 kernels, not rounding); and the tower
+  quantized to CQ4 (--bits 4) runs: its soft tokens are finite and correlated with the reference (a smoke check
+  of the integer path; its error is the quantization's).
 - From an image file (`saguaro encode --image`, a PNG of ../shared/data, skipped without it) with the model's own
   preprocessor_config.json (budget 70): the soft tokens of the released processor's rules (Pillow resize,
   test/reference/gemma4_image_reference.py) through the reference tower, within the same 1e-3; the budget
@@ -99,8 +101,12 @@ def main():
                 diff = float(np.abs(isa - ours).max())
                 check(f"{kind}, {image}: {target} against generic", diff <= ISA_RTOL * scale,
                       f"max difference {diff:.3g}, scale {scale:.3g}")
-        cq4 = np.load(encode(model, "landscape", "--target", "generic", "--bits", "4")[0])
         ref = reference_soft_tokens(model, "landscape")
+        f16 = np.load(encode(model, "landscape", "--target", "generic", "--bits", "16")[0])
+        err, scale = float(np.abs(f16 - ref).max()), float(np.abs(ref).max())
+        check(f"{kind}, landscape, binary16 tower", err <= ATOL_SCALE * scale,
+              f"max |ours - reference| {err:.3g}, scale {scale:.3g}")
+        cq4 = np.load(encode(model, "landscape", "--target", "generic", "--bits", "4")[0])
         corr = float(np.corrcoef(cq4.ravel(), ref.ravel())[0, 1])
         check(f"{kind}, landscape, CQ4 tower", np.isfinite(cq4).all() and corr > 0.9,
               f"correlation with the reference {corr:.4f}, max |error| {float(np.abs(cq4 - ref).max()):.3g}")
