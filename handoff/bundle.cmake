@@ -12,8 +12,11 @@ find_package(Threads REQUIRED)
 # Every source the bundle carries (src/chat_server.cpp is left out of the copy).
 file(GLOB_RECURSE SAGUARO_HANDOFF_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/src/*.cpp)
 add_library(saguaro_handoff STATIC ${SAGUARO_HANDOFF_SOURCES})
+# runtime-min's header-only media_url.h: the local and the cloud side read image references by the same rules (a
+# bundle keeps runtime-min beside handoff too).
 target_include_directories(saguaro_handoff PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/include
-                                           PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src)
+                                           PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src
+                                                   ${CMAKE_CURRENT_SOURCE_DIR}/../runtime-min/include)
 target_compile_features(saguaro_handoff PUBLIC cxx_std_17)
 target_compile_options(saguaro_handoff PRIVATE -fexceptions)
 target_link_libraries(saguaro_handoff PUBLIC nlohmann_json::nlohmann_json PRIVATE CURL::libcurl Threads::Threads)

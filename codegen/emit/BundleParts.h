@@ -89,12 +89,12 @@ llvm::Expected<std::string> translateToNamedCpp(mlir::ModuleOp m);
 llvm::json::Value manifest(mlir::ModuleOp m, const ModuleFacts &facts, const BundleInputs &in, const BlobSizes &blob);
 
 /// CMakeLists.txt that builds the bundle on its own, model.cpp with the target's `flags`; with `vision`, the
-/// program links the bundle's copy of the image front-end.
+/// runtime links the bundle's copy of the image front-end.
 std::string cmakeLists(llvm::StringRef flags, bool handoff, bool vision);
 /// model.h: the model ABI and the kernels.
 llvm::StringRef modelHeader();
-/// main.cpp: the example program; with `vision`, it reads images too.
-llvm::StringRef mainSource(bool vision);
+/// main.cpp: the example program.
+llvm::StringRef mainSource();
 
 } // namespace saguaro::bundle
 

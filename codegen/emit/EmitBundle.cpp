@@ -108,7 +108,7 @@ llvm::Error writeBundle(ModuleOp module, const ModuleFacts &facts, const BundleI
   llvm::raw_string_ostream(manifestText) << llvm::formatv("{0:2}", manifest(module, facts, in, *blob)) << "\n";
   for (auto [name, text] : std::vector<std::pair<const char *, std::string>>{
            {"model.cpp", *cpp}, {"model.h", modelHeader().str()},
-           {"main.cpp", mainSource(in.model.vision.has_value()).str()},
+           {"main.cpp", mainSource().str()},
            {"CMakeLists.txt", cmakeLists(flags, in.handoff, in.model.vision.has_value())},
            {"manifest.json", manifestText}})
     if (auto e = writeFile(dir, name, text))

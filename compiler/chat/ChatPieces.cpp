@@ -19,6 +19,10 @@
 //   marker
 // A feature whose pieces do not reproduce the template is left out (with a note saying why), and the runtime refuses
 // conversations that need it.
+//
+// Media: a user content given as parts [text, image, text] gives the image piece between the texts (the same for
+// audio); it is kept only when the pieces then reproduce other part layouts exactly, else left empty (the template
+// takes no such media, and the runtime refuses it).
 #include "ChatPieces.h"
 
 #include <cstdio>
@@ -191,6 +195,8 @@ class Decomposer {
     try_feature(&ct, "tool messages", notes, [&](ChatTemplate* t) { tool_messages(t); });
     try_feature(&ct, "tool calls", notes, [&](ChatTemplate* t) { tool_calls(t); });
     try_feature(&ct, "the tool list", notes, [&](ChatTemplate* t) { tool_list(t); });
+    media_piece(&ct, ContentPart::kImage, ChatTemplate::kImage);
+    media_piece(&ct, ContentPart::kAudio, ChatTemplate::kAudio);
     return ct;
   }
 
@@ -474,6 +480,41 @@ class Decomposer {
       if (why.empty()) return void(*ct = t);
     }
     give_up(why);
+  }
+
+  // A conversation [system, user] whose user content is parts: 't' a padded sentinel text, 'm' a `kind` item.
+  static Conversation with_parts(const std::string& layout, ContentPart::Kind kind) {
+    Conversation c = conversation("su", true);
+    ChatMessage& user = c.messages[1];
+    for (size_t k = 0; k < layout.size(); ++k) {
+      if (layout[k] == 'm') user.parts.push_back({kind, ""});
+      else user.parts.push_back({ContentPart::kText, kPad + core(k, 't') + kPad});
+    }
+    return c;
+  }
+
+  // Sets ct->pieces[piece] to what a `kind` item renders as, when that one text reproduces the template's rendering
+  // of every part layout below; leaves it empty when the template raises on or mis-renders media.
+  void media_piece(ChatTemplate* ct, ContentPart::Kind kind, ChatTemplate::Piece piece) const {
+    std::string& text = ct->pieces[piece];
+    try {
+      const std::string out = tmpl_.render(chat_variables(with_parts("tmt", kind).messages, {}, true, opts_));
+      const size_t a = out.find(core(0, 't')), b = out.find(core(2, 't'));
+      if (a == std::string::npos || b == std::string::npos || b < a) return;
+      const std::string between = out.substr(a + core(0, 't').size(), b - a - core(0, 't').size());
+      const uint32_t trim = ct->flags & ChatTemplate::kTrimUser;
+      // Between the sentinels stand the padding the template kept around them and the item itself.
+      const size_t pad = trim ? 0 : kPad.size();
+      if (between.size() < 2 * pad) return;
+      text = between.substr(pad, between.size() - 2 * pad);
+      for (const char* layout : {"tmt", "mt", "tm", "m", "mm", "tmtm"})
+        for (bool gen : {true, false}) {
+          const Conversation c = with_parts(layout, kind);
+          if (render(c, gen) != assemble(*ct, c, gen)) return text.clear();
+        }
+    } catch (const std::runtime_error&) {  // TemplateError, or an EvalError of a template that expects a string
+      text.clear();
+    }
   }
 
   const Template& tmpl_;

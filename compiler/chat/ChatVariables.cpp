@@ -116,7 +116,20 @@ Dict chat_variables(const std::vector<ChatMessage>& messages, const std::vector<
   for (const ChatMessage& m : messages) {
     Dict d;
     d.set("role", Value::string(m.role));
-    d.set("content", Value::string(m.content));
+    if (m.parts.empty()) {
+      d.set("content", Value::string(m.content));
+    } else {  // OpenAI content parts, as transformers passes them to templates: {"type": "image"} for an image
+      List parts;
+      for (const ContentPart& p : m.parts) {
+        Dict part;
+        part.set("type", Value::string(p.kind == ContentPart::kText    ? "text"
+                                       : p.kind == ContentPart::kImage ? "image"
+                                                                       : "audio"));
+        if (p.kind == ContentPart::kText) part.set("text", Value::string(p.text));
+        parts.push_back(Value::dict_of(part));
+      }
+      d.set("content", Value::list_of(parts));
+    }
     if (!m.tool_calls.empty()) d.set("tool_calls", tool_calls(m.tool_calls));
     msgs.push_back(Value::dict_of(d));
   }

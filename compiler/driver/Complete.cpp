@@ -72,28 +72,30 @@ int saguaro::runComplete(const CompleteOptions &o) {
     }
 
     // The local answer: computed before the policy decides, whatever it decides.
+    json localResponse;
     auto generateLocal = [&]() -> handoff::LocalAnswer {
       std::string runError;
       if (runRedirected(*exe, {*exe, blob, "--complete", msgs, "--options", opts, "--threads", o.threads}, out, log,
                         &runError) != 0) {
+        // The program's line names the work files this command wrote; the user gave --messages and --options.
         std::string said = readLog(log);
-        throw handoff::HandoffError(said.empty() ? runError : said.substr(0, said.find('\n')));
+        said = said.substr(0, said.find('\n'));
+        for (const std::string &prefix : {std::string("saguaro: "), msgs + ": ", opts + ": "})
+          if (said.rfind(prefix, 0) == 0)
+            said.erase(0, prefix.size());
+        throw handoff::HandoffError(said.empty() ? runError : said);
       }
       std::ifstream in(out);
       json r = json::parse(in, nullptr, false);
       if (r.is_discarded() || !r.value("success", false))
         throw handoff::HandoffError(o.bundle + ": the bundle program gave no response");
-      local = r;
+      localResponse = r;
       return localAnswerOf(r);
     };
     handoff::HybridHooks hooks;
     hooks.task_tag = o.task;
-    json response = handoff::hybrid_complete_json(messages, policy, generateLocal, hooks);
-    response["confidence_source"] = local.value("confidence_source", "entropy");
-    for (const char *k : {"prefill_tokens", "decode_tokens", "prefill_tps", "decode_tps", "probe_ms"})
-      if (local.contains(k))
-        response["local"][k] = local[k];
-    std::cout << response.dump(2) << "\n";
+    json hybrid = handoff::hybrid_complete_json(messages, policy, generateLocal, hooks);
+    std::cout << handoff::with_local_statistics(localResponse, hybrid).dump(2) << "\n";
     return 0;
   } catch (const std::exception &e) {
     llvm::errs() << "saguaro: " << e.what() << "\n";

@@ -45,12 +45,9 @@ public:
   json respond(const handoff::GenerationRequest &r, const json &defaults, const handoff::TokenCallback &onToken) {
     if (!in && !start())
       throw handoff::HandoffError(bundle + ": cannot start the bundle program");
-    json messages = json::array();
-    for (const handoff::Message &m : r.messages)
-      messages.push_back({{"role", m.role}, {"content", m.content}}); // the local models are text-only
     json options = defaults;
     options["max_tokens"] = r.max_tokens, options["temperature"] = r.temperature;
-    json request = {{"messages", messages}, {"options", options}};
+    json request = {{"messages", r.messages_json}, {"options", options}};
     std::string line = request.dump() + "\n";
     if (std::fwrite(line.data(), 1, line.size(), in) != line.size() || std::fflush(in) != 0) {
       stop();
@@ -67,8 +64,13 @@ public:
           forward = onToken(j["token"].get<std::string>()); // a client that left: finish quietly, stop forwarding
         continue;
       }
-      if (j.contains("error"))
-        throw handoff::HandoffError(j["error"].get<std::string>());
+      if (j.contains("error")) {
+        // saguaro_complete names the request's own problems by the argument they are in (docs/runtime.md).
+        const std::string error = j["error"].get<std::string>();
+        if (error.rfind("messages_json: ", 0) == 0 || error.rfind("options_json: ", 0) == 0)
+          throw handoff::InvalidRequest(error);
+        throw handoff::HandoffError(error);
+      }
       return j["response"];
     }
     stop();

@@ -51,7 +51,8 @@ GenerationRequest parse_chat_request(const json& body, bool* stream, bool* inclu
   if (!body.contains("messages")) throw BadRequest{"messages is required", "messages"};
   GenerationRequest request;
   try {
-    request.messages = messages_from_json(body["messages"]);
+    request.messages = messages_from_json(body["messages"], LocalFiles::kRefuse);
+    request.messages_json = body["messages"];
   } catch (const HandoffError& e) {
     throw BadRequest{e.what(), "messages"};
   }
@@ -122,9 +123,11 @@ struct ChatServer::Impl {
     if (stream) return stream_completion(std::move(request), include_usage, res);
 
     GenerationResult result;
-    {
+    try {
       std::lock_guard<std::mutex> lock(generator_mutex);
       result = generator(request, [](const std::string&) { return true; });
+    } catch (const InvalidRequest& e) {
+      return send_error(res, 400, e.what(), "invalid_request_error", "messages");
     }
     json message = {{"role", "assistant"}, {"content", result.text}};
     json choice = {{"index", 0}, {"message", message}, {"finish_reason", result.finish_reason}};

@@ -234,4 +234,11 @@ json hybrid_complete_json(const json& messages, const json& options, const std::
   return result;
 }
 
+json with_local_statistics(json local, const json& hybrid) {
+  local.update(hybrid);
+  local["total_time_ms"] = hybrid["timings"]["total_ms"];
+  local["success"] = true;
+  return local;
+}
+
 }  // namespace saguaro::handoff

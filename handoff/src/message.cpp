@@ -2,6 +2,11 @@
 
 #include "saguaro/handoff/error.h"
 
+#include <fstream>
+#include <iterator>
+
+#include "saguaro/media_url.h"
+
 namespace saguaro::handoff {
 namespace {
 
@@ -9,25 +14,33 @@ using nlohmann::json;
 
 std::string where(size_t index) { return "messages[" + std::to_string(index) + "]"; }
 
-// "data:image/png;base64,AAAA" -> mime and payload. Remote URLs are refused: the device would leak a fetchable
-// address to the provider instead of the image, and the local model could not have seen it either.
-Attachment image_from_data_url(const std::string& url, const std::string& at) {
-  const std::string prefix = "data:";
-  const size_t marker = url.find(";base64,");
-  if (url.compare(0, prefix.size(), prefix) != 0 || marker == std::string::npos) {
-    throw HandoffError(at + ": image_url must be a data:<mime>;base64,<data> URL");
-  }
-  Attachment a;
-  a.kind = AttachmentKind::Image;
-  a.mime_type = url.substr(prefix.size(), marker - prefix.size());
-  a.base64_data = url.substr(marker + 8);
-  if (a.mime_type.compare(0, 6, "image/") != 0 || a.base64_data.empty()) {
-    throw HandoffError(at + ": image_url data URL must carry an image/* type and data");
-  }
-  return a;
+// The MIME type of an image file from its first bytes (the formats the local front-end decodes).
+std::string image_mime(const std::string& bytes) {
+  if (bytes.compare(0, 8, "\x89PNG\r\n\x1a\n") == 0) return "image/png";
+  if (bytes.compare(0, 3, "\xff\xd8\xff") == 0) return "image/jpeg";
+  return "";
 }
 
-void add_part(Message& m, const json& part, const std::string& at) {
+// An image reference (saguaro/media_url.h): a data: URI as it is, a file read into one when `files` allows it.
+Attachment image_attachment(const std::string& url, const std::string& at, LocalFiles files) {
+  MediaUrl media;
+  std::string err;
+  if (!parse_media_url(url, at, &media, &err)) throw HandoffError(err);
+  if (media.kind == MediaUrl::kData) {
+    if (media.mime.compare(0, 6, "image/") != 0) throw HandoffError(at + ": a data: URI of type \"" + media.mime + "\" is not an image");
+    return {AttachmentKind::Image, media.mime, media.payload};
+  }
+  if (files == LocalFiles::kRefuse) throw HandoffError(at + ": file paths are not accepted here: send a data: URI");
+  std::ifstream in(media.payload, std::ios::binary);
+  if (!in.is_open()) throw HandoffError(at + ": cannot open " + media.payload);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) throw HandoffError(at + ": cannot read " + media.payload);
+  const std::string mime = image_mime(bytes);
+  if (mime.empty()) throw HandoffError(at + ": " + media.payload + " is not a PNG or JPEG file");
+  return {AttachmentKind::Image, mime, base64_encode(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size())};
+}
+
+void add_part(Message& m, const json& part, const std::string& at, LocalFiles files) {
   if (!part.is_object() || !part.contains("type") || !part["type"].is_string()) {
     throw HandoffError(at + ": each content part must be an object with a string \"type\"");
   }
@@ -40,7 +53,7 @@ void add_part(Message& m, const json& part, const std::string& at) {
     const json* url = part.contains("image_url") && part["image_url"].is_object() && part["image_url"].contains("url")
                           ? &part["image_url"]["url"] : nullptr;
     if (!url || !url->is_string()) throw HandoffError(at + ": image_url part needs image_url.url");
-    m.attachments.push_back(image_from_data_url(*url, at));
+    m.attachments.push_back(image_attachment(*url, at, files));
   } else if (type == "input_audio") {
     const json* audio = part.contains("input_audio") && part["input_audio"].is_object() ? &part["input_audio"] : nullptr;
     if (!audio || !audio->contains("data") || !(*audio)["data"].is_string() || !audio->contains("format") ||
@@ -58,7 +71,7 @@ void add_part(Message& m, const json& part, const std::string& at) {
 
 }  // namespace
 
-std::vector<Message> messages_from_json(const json& messages) {
+std::vector<Message> messages_from_json(const json& messages, LocalFiles files) {
   if (!messages.is_array()) throw HandoffError("messages must be a JSON array");
   if (messages.empty()) throw HandoffError("messages must not be empty");
   std::vector<Message> out;
@@ -72,12 +85,21 @@ std::vector<Message> messages_from_json(const json& messages) {
     if (m.role != "system" && m.role != "user" && m.role != "assistant") {
       throw HandoffError(at + ".role \"" + m.role + "\" is not one of system, user, assistant");
     }
+    if (item.contains("images")) {  // Cactus: image files that go before the content
+      if (!item["images"].is_array()) throw HandoffError(at + ".images must be an array of file paths");
+      for (size_t k = 0; k < item["images"].size(); ++k) {
+        const std::string where = at + ".images[" + std::to_string(k) + "]";
+        if (!item["images"][k].is_string()) throw HandoffError(where + " must be a file path");
+        m.attachments.push_back(image_attachment(item["images"][k], where, files));
+      }
+    }
     if (!item.contains("content")) throw HandoffError(at + ".content is missing");
     const json& content = item["content"];
     if (content.is_string()) {
       m.content = content;
     } else if (content.is_array()) {
-      for (const json& part : content) add_part(m, part, at);
+      for (size_t k = 0; k < content.size(); ++k)
+        add_part(m, content[k], at + ".content[" + std::to_string(k) + "]", files);
     } else {
       throw HandoffError(at + ".content must be a string or an array of parts");
     }

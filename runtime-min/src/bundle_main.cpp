@@ -17,6 +17,7 @@
 #include "bench.h"
 #include "gram_accumulator.h"
 #include "hidden_capture.h"
+#include "image_input.h"
 #include "process_stats.h"
 #include "saguaro/engine.h"
 #include "saguaro/npy_reader.h"
@@ -422,7 +423,7 @@ int run_serve_stdio(const Args& a) {
   return 0;
 }
 
-int run_generate(Engine& engine, Args a, ReadTowerInputFn read_image) {
+int run_generate(Engine& engine, Args a) {
   GenerateStats st;
   std::string err;
   for (const std::string& file : a.soft_tokens_files) {  // one image each
@@ -430,19 +431,13 @@ int run_generate(Engine& engine, Args a, ReadTowerInputFn read_image) {
     if (!read_f32_rows(file, engine.spec().dim, &a.cfg.images.back(), &err)) return fail(err);
   }
   const EncoderSpec* vision = engine.spec().vision;
+  if (vision && a.max_soft_tokens > compiled_soft_tokens(*vision))
+    return fail("--max-soft-tokens " + std::to_string(a.max_soft_tokens) + " is above the " +
+                std::to_string(compiled_soft_tokens(*vision)) + " soft tokens per image the bundle was compiled for");
   for (const std::string& file : a.image_files) {
-    if (!vision || !read_image) return fail(a.bundle + ": the model has no vision tower to take " + file);
-    std::vector<float> patches;
-    std::vector<int32_t> positions;
-    const int32_t k = vision->pooling, compiled = vision->max_rows / (k * k);
-    if (a.max_soft_tokens > compiled)
-      return fail("--max-soft-tokens " + std::to_string(a.max_soft_tokens) + " is above the " +
-                  std::to_string(compiled) + " soft tokens per image the bundle was compiled for");
-    if (!read_image(file, vision->patch_size, k, a.max_soft_tokens > 0 ? a.max_soft_tokens : compiled, &patches,
-                    &positions, &err))
-      return fail(err);
-    a.cfg.images.push_back(engine.encode_image(patches, positions, &err));
-    if (a.cfg.images.back().empty()) return fail(file + ": " + err);
+    a.cfg.images.emplace_back();
+    if (!encode_image_source(engine, {file, file, {}}, a.max_soft_tokens, &a.cfg.images.back(), &err))
+      return fail(vision ? err : a.bundle + ": " + err);
   }
   auto print = [](std::string_view text, int32_t) {
     std::fwrite(text.data(), 1, text.size(), stdout);
@@ -462,7 +457,7 @@ int run_generate(Engine& engine, Args a, ReadTowerInputFn read_image) {
 
 }  // namespace
 
-int bundle_main(int argc, char** argv, ReadTowerInputFn read_image) {
+int bundle_main(int argc, char** argv) {
   try {
     Args a;
     std::string err;
@@ -477,7 +472,7 @@ int bundle_main(int argc, char** argv, ReadTowerInputFn read_image) {
     if (!a.gram_file.empty()) return run_gram(*engine, a);
     if (!a.capture_file.empty()) return run_capture(*engine, a);
     if (!a.patches_file.empty()) return run_encode_image(*engine, a);
-    return a.ids_file.empty() ? run_generate(*engine, a, read_image) : run_logits(*engine, a);
+    return a.ids_file.empty() ? run_generate(*engine, a) : run_logits(*engine, a);
   } catch (const std::exception& e) {
     return fail(std::string("internal error: ") + e.what());
   }

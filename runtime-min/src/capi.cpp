@@ -16,7 +16,9 @@
 
 
 #include "hidden_capture.h"
+#include "image_input.h"
 #include "process_stats.h"
+#include "request_messages.h"
 #include "saguaro/blob.h"
 #include "saguaro/chat_template.h"
 #include "saguaro/completion_options.h"
@@ -41,6 +43,8 @@ thread_local std::string g_last_error;
 struct Request {
   json messages;  // the parsed messages_json
   std::string prompt;
+  std::vector<saguaro::ImageSource> images;  // the messages' images, in prompt order
+  int32_t max_soft_tokens = 0;               // per image; 0: the compiled budget
   saguaro::GenerateConfig cfg;
   std::vector<std::string> stop;
   bool stream_local = false;       // with the handoff: stream local pieces before the policy decides
@@ -48,30 +52,43 @@ struct Request {
 };
 
 // The prompt for OpenAI-style messages: the bundle's chat template applied to them (with the generation prompt),
-// or without a template the user contents joined by newlines.
-bool parse_messages(const saguaro_model& model, const char* text, json* parsed, std::string* prompt,
-                    std::string* err) {
+// or without a template the user contents joined by newlines; their images go to r->images in prompt order.
+bool parse_messages(const saguaro_model& model, const char* text, Request* r, std::string* err) {
   if (!text) return *err = "messages_json is NULL", false;
-  const json& msgs = *parsed = json::parse(text, nullptr, false);
-  if (msgs.is_discarded() || !msgs.is_array()) return *err = "messages_json: expected a JSON array", false;
-  std::vector<saguaro::ChatMessage> chat;
-  for (const json& m : msgs) {
-    if (!m.is_object() || !m.contains("role") || !m["role"].is_string())
-      return *err = "messages_json: each message needs a string \"role\"", false;
-    const std::string role = m["role"].get<std::string>();
-    if (!model.chat && role != "user") continue;
-    if (!m.contains("content") || !m["content"].is_string())
-      return *err = "messages_json: " + role + " message without a string \"content\"", false;
-    chat.push_back({role, m["content"].get<std::string>()});
-  }
+  r->messages = json::parse(text, nullptr, false);
+  if (r->messages.is_discarded()) return *err = "messages_json: not valid JSON", false;
+  saguaro::RequestMessages parsed;
+  if (!saguaro::parse_request_messages(r->messages, model.chat != nullptr, &parsed, err)) return false;
+  r->images = std::move(parsed.images);
   if (model.chat) {
     const bool tokenizer_adds_bos = model.engine->metadata("tokenizer.add_bos") == "1";
-    if (!model.chat->apply(chat, true, tokenizer_adds_bos, prompt, err)) return *err = "messages_json: " + *err, false;
+    if (!model.chat->apply(parsed.chat, true, tokenizer_adds_bos, &r->prompt, err))
+      return *err = "messages_json: " + *err, false;
     return true;
   }
-  for (const saguaro::ChatMessage& m : chat) {
-    if (!prompt->empty()) prompt->push_back('\n');
-    *prompt += m.content;
+  for (const saguaro::ChatMessage& m : parsed.chat) {
+    if (!r->prompt.empty()) r->prompt.push_back('\n');
+    r->prompt += m.content;
+    for (const saguaro::ContentPart& p : m.parts) r->prompt += p.text;
+  }
+  return true;
+}
+
+// The soft tokens of the request's images into r->cfg.images, at the request's budget (checked against the
+// compiled one).
+bool encode_images(saguaro::Engine& engine, Request* r, std::string* err) {
+  if (r->images.empty()) return true;
+  const saguaro::EncoderSpec* vision = engine.spec().vision;
+  if (vision && r->max_soft_tokens > saguaro::compiled_soft_tokens(*vision))
+    return *err = "options_json: \"max_soft_tokens\" " + std::to_string(r->max_soft_tokens) + " is above the " +
+                  std::to_string(saguaro::compiled_soft_tokens(*vision)) +
+                  " soft tokens per image the bundle was compiled for",
+           false;
+  r->cfg.images.clear();
+  for (const saguaro::ImageSource& image : r->images) {
+    r->cfg.images.emplace_back();
+    if (!saguaro::encode_image_source(engine, image, r->max_soft_tokens, &r->cfg.images.back(), err))
+      return *err = "messages_json: " + *err, false;
   }
   return true;
 }
@@ -149,7 +166,8 @@ bool parse_options(const char* text, Request* r, std::string* err) {
       !read_number(o, "temperature", 0, 1e6, &c.temperature, err) || !read_number(o, "top_k", 0, 1e9, &c.top_k, err) ||
       !read_number(o, "top_p", 0, 1, &c.top_p, err) || !read_number(o, "min_p", 0, 1, &c.min_p, err) ||
       !read_number(o, "repetition_penalty", 1e-6, 1e6, &c.repetition_penalty, err) ||
-      !read_number(o, "seed", 0, 1.8446744073709552e19, &c.seed, err))
+      !read_number(o, "seed", 0, 1.8446744073709552e19, &c.seed, err) ||
+      !read_number(o, "max_soft_tokens", 1, 1e9, &r->max_soft_tokens, err))
     return false;
   if (o.contains("stop")) {
     const json& s = o["stop"];
@@ -228,6 +246,9 @@ bool run_local(saguaro::Engine& engine, const Request& req, const PieceSink& emi
     });
   const bool ok = engine.generate(req.prompt, req.cfg, on_text, &out->st, err);
   if (!out->probe) engine.set_step_hook(nullptr);
+  // A prompt too long for the context, or whose placeholders and images differ in number, is the request's problem.
+  if (!ok && (err->rfind("prompt has ", 0) == 0 || err->rfind("the prompt has ", 0) == 0))
+    *err = "messages_json: " + *err;
   if (!ok) return false;
   if (out->probe && out->st.p_wrong >= 0) out->confidence = 1.0 - out->st.p_wrong;
   if (!out->probe && entropy_tokens > 0) out->confidence = std::exp(-entropy_sum / entropy_tokens);
@@ -315,11 +336,7 @@ int complete_hybrid(saguaro_model* model, const Request& req, char* out_json, si
   } else if (emit && !req.stream_local) {
     for (const auto& [piece, id] : held) emit(piece, id);
   }
-  json stats = local_statistics(local);
-  stats["total_time_ms"] = resp["timings"]["total_ms"];  // local generation, policy and cloud
-  stats.update(resp);
-  stats["success"] = true;
-  return respond(stats, out_json, out_size);
+  return respond(saguaro::handoff::with_local_statistics(local_statistics(local), resp), out_json, out_size);
 }
 #endif
 
@@ -328,8 +345,8 @@ int complete(saguaro_model* model, const char* messages_json, const char* option
   if (!model) return fail("model is NULL", out_json, out_size);
   Request req;
   std::string err;
-  if (!parse_messages(*model, messages_json, &req.messages, &req.prompt, &err) ||
-      !parse_options(options_json, &req, &err))
+  if (!parse_messages(*model, messages_json, &req, &err) || !parse_options(options_json, &req, &err) ||
+      !encode_images(*model->engine, &req, &err))
     return fail(err, out_json, out_size);
   PieceSink emit;
   if (cb) emit = [cb, user](const std::string& piece, uint32_t id) { cb(piece.c_str(), id, user); };

@@ -3,10 +3,10 @@
 //
 // Format, little endian:
 //   char[4]  magic   "SGCT"
-//   uint32   version 3
+//   uint32   version 4
 //   uint32   flags   ChatTemplate::Flag; other bits must be 0
 //   uint32   formats bits 0-7: ToolListFormat, 8-15: ToolArgsFormat, 16-23: ToolContentFormat; other bits 0
-//   uint32   count   ChatTemplate::kNumPieces (32)
+//   uint32   count   ChatTemplate::kNumPieces (34)
 //   count x { uint32 length; length bytes of UTF-8 }, in ChatTemplate::Piece order
 //   nothing after the last piece.
 //
@@ -14,12 +14,14 @@
 // system_prefix + content + system_suffix for a first system message or no_system, then per message
 // role prefix (user_prefix_after_system for a user message right after the system message, user_prefix_first for
 // one that opens the conversation) + content + suffix, then generation_prompt when asked. An assistant message
-// right after another one replaces that one's suffix and its own prefix with assistant_after_assistant. A run of
-// tool messages is tool_prefix + content (tool_between + content)... + tool_suffix. An assistant message with tool
-// calls is calls_prefix, its content and calls_content_sep (content first, when not empty), call_open, then per
-// call name + call_mid + arguments with call_between between calls, then calls_end (+ content + calls_suffix when
-// the content follows the calls). With a tool list the kTools* pieces replace their plain namesakes and the list
-// (each tool printed in tools_format, tools_separator between) replaces the marker U+E002 in them.
+// right after another one replaces that one's suffix and its own prefix with assistant_after_assistant. A content
+// given as parts is its parts in order: each text (stripped when its role's contents are) and the image or audio
+// piece for each media item; the whole is not stripped again. A run of tool messages is tool_prefix + content
+// (tool_between + content)... + tool_suffix. An assistant message with tool calls is calls_prefix, its content and
+// calls_content_sep (content first, when not empty), call_open, then per call name + call_mid + arguments with
+// call_between between calls, then calls_end (+ content + calls_suffix when the content follows the calls). With a
+// tool list the kTools* pieces replace their plain namesakes and the list (each tool printed in tools_format,
+// tools_separator between) replaces the marker U+E002 in them.
 #include "saguaro/chat_template.h"
 
 #include <cstring>
@@ -28,7 +30,7 @@ namespace saguaro {
 namespace {
 
 constexpr char kMagic[4] = {'S', 'G', 'C', 'T'};
-constexpr uint32_t kVersion = 3;
+constexpr uint32_t kVersion = 4;
 constexpr uint32_t kHeaderBytes = 20;
 
 uint32_t read_u32(const unsigned char* p) {
@@ -90,6 +92,30 @@ std::string python_strip(const std::string& s) {
   return leading ? std::string() : s.substr(b, last_end - b);
 }
 
+
+namespace {
+
+// A message's content as the template renders it: the content, or its parts joined.
+bool render_content(const ChatTemplate& t, const ChatMessage& m, bool trim, std::string* out, std::string* err) {
+  if (m.parts.empty()) return *out = trim ? python_strip(m.content) : m.content, true;
+  out->clear();
+  for (const ContentPart& p : m.parts) {
+    if (p.kind == ContentPart::kText) {
+      *out += trim ? python_strip(p.text) : p.text;
+      continue;
+    }
+    const bool image = p.kind == ContentPart::kImage;
+    const std::string& piece = t.pieces[image ? ChatTemplate::kImage : ChatTemplate::kAudio];
+    if (piece.empty())
+      return *err = std::string("chat template: the model's chat template has no ") + (image ? "image" : "audio") +
+                    " placeholder",
+             false;
+    *out += piece;
+  }
+  return true;
+}
+
+}  // namespace
 
 bool ChatTemplate::parse(const void* data, uint64_t bytes, ChatTemplate* out, std::string* err) {
   const auto* p = static_cast<const unsigned char*>(data);
@@ -201,10 +227,11 @@ bool ChatTemplate::apply(const std::vector<ChatMessage>& messages, const std::ve
   if (!a.piece(kPreamble, kToolsPreamble)) return false;
   if (strip_bos) a.out.erase(0, bos.size());
   size_t first = 0;
+  std::string body;
   if (messages[0].role == "system") {
-    const std::string& c = messages[0].content;
+    if (!render_content(*this, messages[0], flags & kTrimSystem, &body, err)) return false;
     if (!a.piece(kSystemPrefix, kToolsSystemPrefix)) return false;
-    a.out += flags & kTrimSystem ? python_strip(c) : c;
+    a.out += body;
     if (!a.piece(kSystemSuffix, kToolsSystemSuffix)) return false;
     first = 1;
   } else if (!a.piece(kNoSystem, kToolsNoSystem)) {
@@ -218,8 +245,8 @@ bool ChatTemplate::apply(const std::vector<ChatMessage>& messages, const std::ve
     const bool user = role == "user";
     if (role == "system") {
       if (!(flags & kSystemAnywhere)) return refuse(err, "a system message must be the first message");
-      a.out += pieces[kSystemLaterPrefix] + (flags & kTrimSystem ? python_strip(m.content) : m.content) +
-               pieces[kSystemLaterSuffix];
+      if (!render_content(*this, m, flags & kTrimSystem, &body, err)) return false;
+      a.out += pieces[kSystemLaterPrefix] + body + pieces[kSystemLaterSuffix];
       continue;
     }
     if (role == "tool") {
@@ -249,7 +276,8 @@ bool ChatTemplate::apply(const std::vector<ChatMessage>& messages, const std::ve
     else if (first == 1 && k == 1) { if (!a.piece(kUserPrefixAfterSystem, kToolsUserPrefixAfterSystem)) return false; }
     else if (first == 0 && k == 0) { if (!a.piece(kUserPrefixFirst, kToolsUserPrefixFirst)) return false; }
     else a.out += pieces[kUserPrefix];
-    a.out += (trim ? python_strip(m.content) : m.content) + pieces[user ? kUserSuffix : kAssistantSuffix];
+    if (!render_content(*this, m, trim, &body, err)) return false;
+    a.out += body + pieces[user ? kUserSuffix : kAssistantSuffix];
   }
   if (add_generation_prompt) a.out += pieces[kGenerationPrompt];
   *prompt = std::move(a.out);

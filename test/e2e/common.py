@@ -15,6 +15,9 @@ SKIP = 77  # ctest's SKIP_RETURN_CODE for these tests
 # The independent oracles of test/reference/ import as modules in every e2e test.
 REFERENCE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "reference")
 sys.path.insert(1, REFERENCE_DIR)
+# ... and so does the checker of the one response schema (test/schema/response.schema.json).
+sys.path.insert(1, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "schema"))
+import check_response  # noqa: E402
 
 
 def parse_args(extra=None):
@@ -133,3 +136,39 @@ def start_serve(args, model, extra, env, log_name):
                 server.kill()
                 raise SystemExit(f"FAIL: the server did not start: {open(log.name).read()[-2000:]}")
             time.sleep(0.5)
+
+
+def python_package(args):
+    """A fresh virtual environment (Debian's python3-venv) with the Python package (bindings/python) installed
+    from a copy of the checkout's, offline: no index, no build isolation. Its setuptools and wheel are Debian's
+    (python3-setuptools, python3-wheel), seen through --system-site-packages: ensurepip installs pip and setuptools
+    but not wheel, which setuptools needs to build. Returns the environment's python."""
+    venv = os.path.join(args.work_dir, "venv")
+    source = os.path.join(args.work_dir, "python-package")  # pip builds in place: keep the checkout clean
+    shutil.copytree(os.path.join(args.source_dir, "bindings", "python"), source)
+    run([python(), "-m", "venv", "--system-site-packages", venv], args)
+    pip_env = {k: v for k, v in os.environ.items() if not k.startswith("PIP_")}  # no extra sources of packages
+    proc = subprocess.run([os.path.join(venv, "bin", "pip"), "install", "--no-index", "--no-build-isolation",
+                           "--no-deps", source], env=dict(pip_env, PIP_NO_INDEX="1"), capture_output=True)
+    if proc.returncode != 0:
+        sys.stderr.write(proc.stdout.decode(errors="replace") + proc.stderr.decode(errors="replace"))
+        raise SystemExit(f"FAIL: installing {source} into {venv} offline failed")
+    return os.path.join(venv, "bin", "python")
+
+
+def build_default_bundle(args, out, extra=()):
+    """saguaro compile examples/models/default -o OUT [extra], then the bundle's own CMake build (the program and
+    libsaguaro.so in OUT/build); returns the program."""
+    model = os.path.join(args.source_dir, "examples", "models", "default")
+    run([args.saguaro, "compile", model, "-o", out, *extra], args)
+    run(["cmake", "-S", out, "-B", out + "/build", "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release"], args)
+    run(["cmake", "--build", out + "/build"], args)
+    return out + "/build/saguaro_bundle"
+
+
+def check_response_schema(response, what):
+    """Exits with FAIL when `response` (parsed JSON) breaks the response schema; `what` names where it came from."""
+    problems = check_response.problems(response)
+    if problems:
+        raise SystemExit(f"FAIL: {what}: the response breaks test/schema/response.schema.json: {problems}; "
+                         f"the response: {response}")

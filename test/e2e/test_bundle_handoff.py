@@ -51,15 +51,6 @@ class FakeCloud(http.server.BaseHTTPRequestHandler):
         pass
 
 
-def build_bundle(args, out, extra):
-    """saguaro compile examples/models/default -o OUT [extra], then the bundle's own CMake build; the program."""
-    model = os.path.join(args.source_dir, "examples", "models", "default")
-    common.run([args.saguaro, "compile", model, "-o", out] + extra, args)
-    common.run(["cmake", "-S", out, "-B", out + "/build", "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release"], args)
-    common.run(["cmake", "--build", out + "/build"], args)
-    return out + "/build/saguaro_bundle"
-
-
 class StdioProgram:
     """The bundle program in --serve-stdio mode: one request line in, timestamped token lines and the reply out."""
 
@@ -84,6 +75,7 @@ class StdioProgram:
             elif "error" in msg:
                 raise SystemExit(f"FAIL: {options}: {msg['error']}")
             else:
+                common.check_response_schema(msg["response"], f"saguaro_complete with {options}")
                 return msg["response"], tokens, time.monotonic() - start
 
     def close(self):
@@ -110,7 +102,7 @@ def main():
     cloud = f"http://127.0.0.1:{server.server_address[1]}/v1"
 
     t0 = time.monotonic()
-    exe = build_bundle(args, os.path.join(w, "handoff"), ["--handoff"])
+    exe = common.build_default_bundle(args, os.path.join(w, "handoff"), ["--handoff"])
     print(f"built the --handoff bundle in {time.monotonic() - t0:.0f} s")
     manifest = json.load(open(os.path.join(w, "handoff", "manifest.json")))
     check(manifest.get("handoff") is True, "manifest.json records handoff: true", manifest.get("handoff"))
@@ -170,7 +162,7 @@ def main():
           f"--complete with an unknown option: {err.strip()}", (proc.returncode, err))
 
     t0 = time.monotonic()
-    plain = build_bundle(args, os.path.join(w, "plain"), [])
+    plain = common.build_default_bundle(args, os.path.join(w, "plain"), [])
     print(f"built the plain bundle in {time.monotonic() - t0:.0f} s")
     manifest = json.load(open(os.path.join(w, "plain", "manifest.json")))
     check(manifest.get("handoff") is False, "manifest.json records handoff: false", manifest.get("handoff"))

@@ -65,7 +65,7 @@ def main():
             raise SystemExit(f"FAIL: saguaro render of the bundle gives {rendered!r}, jinja2 {text!r}")
         out = common.run([args.saguaro, "complete", bundle, "--messages", json.dumps(messages), "--options",
                           json.dumps({"max_tokens": 2, "temperature": 0, "confidence_threshold": 0})], args)
-        got = json.loads(out.stdout.decode())["local"]["prefill_tokens"]
+        got = json.loads(out.stdout.decode())["prefill_tokens"]
         if got != len(want):
             raise SystemExit(f"FAIL: complete prefilled {got} tokens, the jinja2 rendering is {len(want)}: {text!r}")
         print(f"{len(messages)} messages: complete prefills the {len(want)} ids of jinja2's rendering")

@@ -11,6 +11,13 @@
 
 namespace saguaro {
 
+/// One item of a message's content given as parts (OpenAI content parts): text, or where an image or a clip goes.
+struct ContentPart {
+  enum Kind { kText, kImage, kAudio };
+  Kind kind = kText;
+  std::string text;  // kText only
+};
+
 /// One call of an assistant message's OpenAI `tool_calls`.
 struct ToolCall {
   std::string name;
@@ -21,6 +28,7 @@ struct ToolCall {
 struct ChatMessage {
   std::string role;  // "system", "user", "assistant" or "tool"
   std::string content;
+  std::vector<ContentPart> parts;    // when not empty, the content as parts (`content` is then unused)
   std::vector<ToolCall> tool_calls;  // assistant messages only
 };
 
@@ -39,6 +47,8 @@ struct ChatTemplate {
     kGenerationPrompt,
     kAssistantAfterAssistant,  // between two consecutive assistant contents, for assistant_suffix + assistant_prefix
                                // (Gemma 4 continues one model turn)
+    kImage,                    // what an image item of a content list renders as ("" when the template has none)
+    kAudio,                    // the same for an audio item
     kUserPrefixFirst,          // a user message that opens the conversation (no system message)
     kSystemLaterPrefix,        // a system message that is not the first message
     kSystemLaterSuffix,

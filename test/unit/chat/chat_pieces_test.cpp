@@ -114,6 +114,25 @@ TEST(ChatPieces, Gemma3RequiresAlternatingRoles) {
   EXPECT_EQ(prompt_for(fixture("gemma3.jinja"), o, {{"user", " Hi "}}), "<bos><start_of_turn>user\nHi<end_of_turn>\n<start_of_turn>model\n");
 }
 
+// An image item of a content list is the template's own placeholder; a template with no such item (Llama 3's takes
+// string contents only) compiles without one, and the runtime refuses an image for it.
+TEST(ChatPieces, MediaItemsAreTheTemplatesPlaceholders) {
+  ChatTemplateOptions o;
+  o.bos_token = "<bos>";
+  const ContentPart image{ContentPart::kImage, ""};
+  EXPECT_EQ(prompt_for(fixture("gemma3.jinja"), o, {{"user", "", {image, {ContentPart::kText, " Describe. "}}}}),
+            "<bos><start_of_turn>user\n<start_of_image>Describe.<end_of_turn>\n<start_of_turn>model\n");
+  std::vector<uint8_t> bytes;
+  std::string err, prompt;
+  ASSERT_TRUE(compile_chat_template(fixture("llama3.jinja"), llama_opts(), &bytes, &err)) << err;
+  ChatTemplate t;
+  ASSERT_TRUE(ChatTemplate::parse(bytes.data(), bytes.size(), &t, &err)) << err;
+  EXPECT_EQ(t.pieces[ChatTemplate::kImage], "");
+  EXPECT_EQ(t.pieces[ChatTemplate::kAudio], "");
+  EXPECT_FALSE(t.apply({{"user", "", {image}}}, true, false, &prompt, &err));
+  EXPECT_EQ(err, "chat template: the model's chat template has no image placeholder");
+}
+
 TEST(ChatPieces, PlainPromptTemplate) {  // llama2.c-style: no markup at all
   EXPECT_EQ(prompt_for("{% for m in messages %}{{ m.content }}\n{% endfor %}", {}, {{"user", "Once upon a time"}}),
             "Once upon a time\n");

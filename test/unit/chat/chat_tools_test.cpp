@@ -134,7 +134,7 @@ TEST(ChatTools, Qwen3RoundTripByHand) {
   const std::vector<ChatMessage> msgs = {
       {"system", "Be brief.", {}},
       {"user", "Weather in Oslo?", {}},
-      {"assistant", "", {{"get_weather", R"("{\"city\": \"Oslo\"}")"}, {"now", R"({})"}}},
+      {"assistant", "", {}, {{"get_weather", R"("{\"city\": \"Oslo\"}")"}, {"now", R"({})"}}},
       {"tool", "12 C", {}},
       {"tool", "noon", {}}};
   const std::vector<std::string> tools = {R"({"type": "function", "function": {"name": "now"}})"};
@@ -157,7 +157,7 @@ TEST(ChatTools, RefusalsNameTheProblem) {
   const ChatTemplate gemma3 = compiled("gemma3.jinja", "<bos>");
   const ChatTemplate llama = compiled("llama3.jinja", "<|begin_of_text|>");
   const std::vector<std::string> tools = {R"({"type": "function", "function": {"name": "now"}})"};
-  const ChatMessage user{"user", "hi", {}}, call{"assistant", "", {{"now", "{}"}}};
+  const ChatMessage user{"user", "hi", {}}, call{"assistant", "", {}, {{"now", "{}"}}};
   auto refused = [](const ChatTemplate& t, const std::vector<ChatMessage>& m, const std::vector<std::string>& tl,
                     const std::string& want) {
     std::string prompt, err;
@@ -168,10 +168,10 @@ TEST(ChatTools, RefusalsNameTheProblem) {
   refused(gemma3, {user, call, user}, {}, "this template does not render tool calls");
   refused(gemma3, {user, {"tool", "x", {}}}, {}, "this template does not render tool messages");
   refused(gemma3, {user, {"assistant", "a", {}}, {"system", "s", {}}}, {}, "a system message must be the first message");
-  refused(llama, {user, {"assistant", "", {{"now", "{}"}, {"now", "{}"}}}}, {}, "has 2 tool calls; this template renders one");
+  refused(llama, {user, {"assistant", "", {}, {{"now", "{}"}, {"now", "{}"}}}}, {}, "has 2 tool calls; this template renders one");
   refused(llama, {{"system", "s", {}}, {"assistant", "a", {}}}, tools, "one must follow the system message");
   refused(llama, {user}, {"[1]"}, "tools[0]: a tool must be a JSON object");
-  refused(compiled("qwen3.jinja"), {user, {"assistant", "", {{"now", "[1"}}}}, {}, "message 1, tool call 0");
+  refused(compiled("qwen3.jinja"), {user, {"assistant", "", {}, {{"now", "[1"}}}}, {}, "message 1, tool call 0");
   refused(llama, {{"developer", "d", {}}}, {}, "unsupported role 'developer'");
 }
 

@@ -39,7 +39,17 @@ std::string quoted(const std::string& s) {
 // Python jinja2's rendering of the fixture for `msgs`.
 std::string jinja2_prompt(const std::vector<ChatMessage>& msgs, bool gen, std::optional<bool> thinking) {
   nlohmann::json j = nlohmann::json::array();
-  for (const ChatMessage& m : msgs) j.push_back({{"role", m.role}, {"content", m.content}});
+  for (const ChatMessage& m : msgs) {
+    nlohmann::json content = m.content;
+    if (!m.parts.empty()) {
+      content = nlohmann::json::array();
+      for (const ContentPart& p : m.parts)
+        content.push_back(p.kind == ContentPart::kText    ? nlohmann::json{{"type", "text"}, {"text", p.text}}
+                          : p.kind == ContentPart::kImage ? nlohmann::json{{"type", "image"}}
+                                                          : nlohmann::json{{"type", "audio"}});
+    }
+    j.push_back({{"role", m.role}, {"content", content}});
+  }
   std::string cmd = "/usr/bin/python3 " SAGUARO_SOURCE_ROOT "/test/reference/render_chat_template.py " +
                     quoted(kConfig) + " " + quoted(j.dump()) + (gen ? "" : " --no-generation-prompt");
   if (thinking) cmd += *thinking ? " --enable-thinking true" : " --enable-thinking false";
@@ -72,6 +82,28 @@ TEST(Gemma4Chat, PromptsEqualJinja2) {
             << (thinking ? (*thinking ? "on" : "off") : "unset");
       }
   }
+}
+
+// Contents given as parts: each image item is "\n\n<|image|>\n\n" and each audio item "<|audio|>" between the
+// trimmed texts, wherever they stand, as jinja2 renders them.
+TEST(Gemma4Chat, MediaPartsEqualJinja2) {
+  const ChatTemplate t = compiled({});
+  EXPECT_EQ(t.pieces[ChatTemplate::kImage], "\n\n<|image|>\n\n");
+  EXPECT_EQ(t.pieces[ChatTemplate::kAudio], "<|audio|>");
+  if (!have_jinja2()) GTEST_SKIP() << "SKIP: /usr/bin/python3 has no jinja2 (python3-jinja2)";
+  using P = ContentPart;
+  const P image{P::kImage, ""}, audio{P::kAudio, ""};
+  const std::vector<std::vector<ChatMessage>> conversations = {
+      {{"user", "", {image, {P::kText, " What is this? "}}}},
+      {{"system", "Be brief."}, {"user", "", {{P::kText, "Compare "}, image, {P::kText, " and"}, image}}},
+      {{"user", "", {audio, {P::kText, "Transcribe.\n"}}}, {"assistant", "Done."}, {"user", "", {image}}},
+  };
+  for (const auto& msgs : conversations)
+    for (bool gen : {true, false}) {
+      std::string prompt, err;
+      ASSERT_TRUE(t.apply(msgs, gen, false, &prompt, &err)) << err;
+      EXPECT_EQ(prompt, jinja2_prompt(msgs, gen, {})) << msgs.size() << " messages, generation prompt " << gen;
+    }
 }
 
 // Written from the template: BOS, the system turn, each message in <|turn>ROLE\n ... <turn|>\n with "assistant"

@@ -207,5 +207,25 @@ TEST_F(Hybrid, RemoteCloudWithoutKeyOrOverPlainHttpIsRefused) {
   EXPECT_NE(plain["error"].get<std::string>().find("plain http://"), std::string::npos) << plain.dump();
 }
 
+// The response of saguaro_complete with --handoff and of `saguaro complete`: the orchestrator's keys win over the
+// local response's, its statistics stay, total_time_ms covers the whole call, and success is set.
+TEST_F(Hybrid, LocalStatisticsUnderTheOrchestratorsResponse) {
+  const json local = {{"success", true},        {"response", "local answer"}, {"confidence", 0.9},
+                      {"error", nullptr},       {"cloud_handoff", false},     {"confidence_source", "entropy"},
+                      {"decode_tokens", 7},     {"total_time_ms", 12.5}};
+  const json hybrid = {{"response", "cloud answer"}, {"cloud_handoff", true},  {"confidence", 0.9},
+                       {"error", nullptr},           {"local_response", "local answer"},
+                       {"timings", {{"local_ms", 12}, {"cloud_ms", 30}, {"total_ms", 43}}}};
+  const json r = with_local_statistics(local, hybrid);
+  EXPECT_EQ(r["response"], "cloud answer");
+  EXPECT_EQ(r["cloud_handoff"], true);
+  EXPECT_EQ(r["local_response"], "local answer");
+  EXPECT_EQ(r["decode_tokens"], 7);
+  EXPECT_EQ(r["confidence_source"], "entropy");
+  EXPECT_EQ(r["total_time_ms"], 43);
+  EXPECT_EQ(r["success"], true);
+  EXPECT_EQ(with_local_statistics(json::object(), hybrid)["success"], true);
+}
+
 }  // namespace
 }  // namespace saguaro::handoff::test

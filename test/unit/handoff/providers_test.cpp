@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cctype>
+#include <cstdio>
+#include <fstream>
 
 #include "saguaro/handoff/error.h"
 #include "saguaro/handoff/provider.h"
@@ -174,6 +176,36 @@ TEST(Messages, RejectsBadShapesWithTheIndex) {
   EXPECT_THROW(messages_from_json(json::parse(
                    R"([{"role":"user","content":[{"type":"image_url","image_url":{"url":"https://x/y.png"}}]}])")),
                HandoffError);
+}
+
+// An image file of the caller's (the C API, `saguaro complete`) travels to the cloud as a data: URI of its bytes; the
+// server refuses file paths, so a client cannot make it read the device's files.
+TEST(Messages, ImageFilesBecomeDataAttachmentsExceptOnTheServer) {
+  const std::string path = ::testing::TempDir() + "/saguaro_message_image.png";
+  const std::string bytes = std::string("\x89PNG\r\n\x1a\n", 8) + "rest";
+  { std::ofstream(path, std::ios::binary) << bytes; }
+  const json parts = json::parse(R"([{"role":"user","content":[{"type":"text","text":"What is it?"},
+      {"type":"image_url","image_url":{"url":")" + path + R"("}}]},
+      {"role":"user","content":"And this?","images":[")" + path + R"("]}])");
+  std::vector<Message> messages = messages_from_json(parts);
+  ASSERT_EQ(messages[0].attachments.size(), 1u);
+  EXPECT_EQ(messages[0].attachments[0].mime_type, "image/png");
+  EXPECT_EQ(messages[0].attachments[0].base64_data, "iVBORw0KGgpyZXN0");
+  EXPECT_EQ(messages[1].content, "And this?");
+  ASSERT_EQ(messages[1].attachments.size(), 1u);  // Cactus' "images"
+  try {
+    messages_from_json(parts, LocalFiles::kRefuse);
+    FAIL();
+  } catch (const HandoffError& e) {
+    EXPECT_EQ(std::string(e.what()), "messages[0].content[1]: file paths are not accepted here: send a data: URI");
+  }
+  std::remove(path.c_str());
+  try {
+    messages_from_json(parts);
+    FAIL();
+  } catch (const HandoffError& e) {
+    EXPECT_EQ(std::string(e.what()), "messages[0].content[1]: cannot open " + path);
+  }
 }
 
 TEST(Messages, PrivacySwitchesDropMediaAndCountIt) {

@@ -9,12 +9,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include "saguaro/handoff/error.h"
 #include "saguaro/handoff/message.h"
 
 namespace saguaro::handoff {
 
 struct GenerationRequest {
   std::vector<Message> messages;
+  // The messages as the client sent them, after messages_from_json accepted them (media only as data: URIs): they keep
+  // the order of text and media parts, which the local model's prompt follows.
+  nlohmann::json messages_json;
   long long max_tokens = 256;
   double temperature = 1.0;
 };
@@ -27,6 +31,12 @@ struct GenerationResult {
   // When not null, sent as the completion's "saguaro" field (in a stream: on the finish chunk) — what OpenAI's
   // schema has no place for, such as whether a hybrid answer came from the cloud. Clients ignore unknown fields.
   nlohmann::json extra;
+};
+
+// Thrown by a generator when the request itself cannot be answered (an image that does not decode, a budget above
+// the compiled one): the server answers 400 with the message, as for a request it refuses itself, instead of 500.
+struct InvalidRequest : HandoffError {
+  using HandoffError::HandoffError;
 };
 
 // Called with each generated piece of text; returns false when the client went away and generation should stop.

@@ -41,4 +41,10 @@ nlohmann::json hybrid_complete_json(const nlohmann::json& messages, const nlohma
                                     const std::function<LocalAnswer()>& generate_local,
                                     const HybridHooks& hooks = {});
 
+// The response of saguaro_complete with --handoff and of `saguaro complete` (test/schema/response.schema.json):
+// the orchestrator's `hybrid` over the local generation's response or statistics `local` (confidence_source,
+// probe_ms, token counts, speeds, ram_usage_mb), with "success": true and total_time_ms = timings.total_ms (the
+// local generation, the policy and the cloud).
+nlohmann::json with_local_statistics(nlohmann::json local, const nlohmann::json& hybrid);
+
 }  // namespace saguaro::handoff

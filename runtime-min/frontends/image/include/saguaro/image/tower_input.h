@@ -14,4 +14,9 @@ namespace saguaro::image {
 bool read_tower_input(const std::string& path, int patch_size, int pooling, int max_soft_tokens,
                       std::vector<float>* patches, std::vector<int32_t>* positions, std::string* err) noexcept;
 
+/// The same for an image file held in memory (e.g. a data: URI's payload); `name` starts every error message.
+bool read_tower_input_memory(const uint8_t* data, size_t size, const std::string& name, int patch_size, int pooling,
+                             int max_soft_tokens, std::vector<float>* patches, std::vector<int32_t>* positions,
+                             std::string* err) noexcept;
+
 }  // namespace saguaro::image
