@@ -227,7 +227,7 @@ class Decomposer {
       *ct = t;
     } catch (const Unexpressible& u) {
       if (notes) notes->push_back(std::string(feature) + ": " + u.why);
-    } catch (const TemplateError& e) {
+    } catch (const std::runtime_error& e) {  // TemplateError, or an EvalError of a template that expects other data
       if (notes) notes->push_back(std::string(feature) + ": " + e.what());
     }
   }

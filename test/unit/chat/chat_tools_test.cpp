@@ -153,6 +153,24 @@ TEST(ChatTools, Qwen3RoundTripByHand) {
             "<|im_end|>\n<|im_start|>assistant\n");
 }
 
+// A template that fails on tool data it does not expect still compiles: the part is left out with a note.
+TEST(ChatTools, TemplateFailingOnToolDataLeavesThePartOut) {
+  const std::string text =
+      "{% for m in messages %}<{{ m.role }}>{{ m.content }}{% if m.tool_calls %}"
+      "{{ m.tool_calls[0].function.arguments.upper() }}{% endif %}\n{% endfor %}";
+  std::vector<uint8_t> bytes;
+  std::vector<std::string> notes;
+  std::string err;
+  ASSERT_TRUE(compile_chat_template(text, {}, &bytes, &err, &notes)) << err;
+  ChatTemplate t;
+  ASSERT_TRUE(ChatTemplate::parse(bytes.data(), bytes.size(), &t, &err)) << err;
+  EXPECT_FALSE(t.flags & ChatTemplate::kToolCalls);
+  EXPECT_TRUE(t.flags & ChatTemplate::kToolMessages);  // "<tool>" turns need no tool data
+  bool noted = false;
+  for (const std::string& n : notes) noted |= n.rfind("tool calls: ", 0) == 0;
+  EXPECT_TRUE(noted);
+}
+
 TEST(ChatTools, RefusalsNameTheProblem) {
   const ChatTemplate gemma3 = compiled("gemma3.jinja", "<bos>");
   const ChatTemplate llama = compiled("llama3.jinja", "<|begin_of_text|>");
