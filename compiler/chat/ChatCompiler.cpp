@@ -43,10 +43,10 @@ bool token_text(const json& cfg, const char* key, std::string* out, const std::s
 }  // namespace
 
 bool compile_chat_template(const std::string& template_text, const ChatTemplateOptions& opts,
-                           std::vector<uint8_t>* tensor_bytes, std::string* err) {
+                           std::vector<uint8_t>* tensor_bytes, std::string* err, std::vector<std::string>* notes) {
   try {
     const chat::Template tmpl(template_text);
-    *tensor_bytes = chat::decompose(tmpl, opts).serialize();
+    *tensor_bytes = chat::decompose(tmpl, opts, notes).serialize();
     return true;
   } catch (const chat::TemplateError& e) {
     *err = e.what();

@@ -17,9 +17,12 @@ struct ChatTemplateOptions {
 };
 
 /// Renders `template_text` at compile time and stores its pieces in `tensor_bytes`; false + err naming the
-/// construct and line when the template is outside the supported subset or is not expressible as pieces.
+/// construct and line when the template is outside the supported subset or is not expressible as pieces. Tool
+/// features (tool list, calls, tool messages, later system messages) the pieces cannot reproduce are left out of the
+/// tensor, each with a line in *notes (when given) saying why.
 bool compile_chat_template(const std::string& template_text, const ChatTemplateOptions& opts,
-                           std::vector<uint8_t>* tensor_bytes, std::string* err);
+                           std::vector<uint8_t>* tensor_bytes, std::string* err,
+                           std::vector<std::string>* notes = nullptr);
 
 /// Reads the chat template of a tokenizer_config.json: its `chat_template` string, the template named "default"
 /// when it is a list of {name, template}, else a chat_template.jinja beside it.

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "ChatCompiler.h"
 #include "ChatVariables.h"
@@ -12,6 +13,7 @@
 namespace saguaro::chat {
 
 /// The pieces of `tmpl`, verified against its own rendering; throws TemplateError when it cannot be expressed.
-ChatTemplate decompose(const Template& tmpl, const ChatTemplateOptions& opts);
+/// Tool features the pieces cannot reproduce are left out, each with a line in *notes (when given) saying why.
+ChatTemplate decompose(const Template& tmpl, const ChatTemplateOptions& opts, std::vector<std::string>* notes);
 
 }  // namespace saguaro::chat

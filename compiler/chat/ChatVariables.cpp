@@ -2,6 +2,7 @@
 #include "ChatVariables.h"
 
 #include <cstdio>
+#include <nlohmann/json.hpp>
 
 namespace saguaro::chat {
 namespace {
@@ -69,10 +70,47 @@ std::string format_date(const Date& d, const std::string& fmt) {
   return out;
 }
 
+// A JSON value as the template sees it after Python's json.loads.
+Value json_value(const nlohmann::ordered_json& j) {
+  if (j.is_null()) return Value::none();
+  if (j.is_boolean()) return Value::boolean(j.get<bool>());
+  if (j.is_number_integer()) return Value::integer(j.get<int64_t>());
+  if (j.is_number()) return Value::number(j.get<double>());
+  if (j.is_string()) return Value::string(j.get<std::string>());
+  if (j.is_array()) {
+    List items;
+    for (const auto& e : j) items.push_back(json_value(e));
+    return Value::list_of(items);
+  }
+  Dict d;
+  for (auto it = j.begin(); it != j.end(); ++it) d.set(it.key(), json_value(it.value()));
+  return Value::dict_of(d);
+}
+
+Value parsed(const std::string& text) {
+  const auto j = nlohmann::ordered_json::parse(text, nullptr, false);
+  if (j.is_discarded()) throw TemplateError("not valid JSON: " + text);
+  return json_value(j);
+}
+
+// An assistant message's calls in OpenAI's shape: {"type": "function", "function": {"name", "arguments"}}.
+Value tool_calls(const std::vector<ToolCall>& calls) {
+  List out;
+  for (const ToolCall& c : calls) {
+    Dict function, call;
+    function.set("name", Value::string(c.name));
+    function.set("arguments", parsed(c.arguments));
+    call.set("type", Value::string("function"));
+    call.set("function", Value::dict_of(function));
+    out.push_back(Value::dict_of(call));
+  }
+  return Value::list_of(out);
+}
+
 }  // namespace
 
-Dict chat_variables(const std::vector<ChatMessage>& messages, bool add_generation_prompt,
-                    const ChatTemplateOptions& opts) {
+Dict chat_variables(const std::vector<ChatMessage>& messages, const std::vector<std::string>& tools,
+                    bool add_generation_prompt, const ChatTemplateOptions& opts) {
   const Date date = parse_date(opts.date);
   List msgs;
   for (const ChatMessage& m : messages) {
@@ -92,12 +130,15 @@ Dict chat_variables(const std::vector<ChatMessage>& messages, bool add_generatio
       }
       d.set("content", Value::list_of(parts));
     }
+    if (!m.tool_calls.empty()) d.set("tool_calls", tool_calls(m.tool_calls));
     msgs.push_back(Value::dict_of(d));
   }
+  List tool_list;
+  for (const std::string& t : tools) tool_list.push_back(parsed(t));
   Dict vars;
   vars.set("messages", Value::list_of(msgs));
   vars.set("add_generation_prompt", Value::boolean(add_generation_prompt));
-  vars.set("tools", Value::none());
+  vars.set("tools", tools.empty() ? Value::none() : Value::list_of(tool_list));
   vars.set("documents", Value::none());
   if (!opts.bos_token.empty()) vars.set("bos_token", Value::string(opts.bos_token));
   if (!opts.eos_token.empty()) vars.set("eos_token", Value::string(opts.eos_token));

@@ -9,9 +9,10 @@
 
 namespace saguaro::chat {
 
-/// messages, add_generation_prompt, bos_token/eos_token (when set), tools and documents (none), enable_thinking
-/// (when set) and strftime_now (formatting opts.date); throws TemplateError on a bad opts.date.
-Dict chat_variables(const std::vector<ChatMessage>& messages, bool add_generation_prompt,
-                    const ChatTemplateOptions& opts);
+/// messages (with OpenAI `tool_calls` where a message has calls), add_generation_prompt, bos_token/eos_token (when
+/// set), tools (the parsed tool list, none when empty), documents (none), enable_thinking (when set) and strftime_now
+/// (formatting opts.date); throws TemplateError on a bad opts.date or tool JSON.
+Dict chat_variables(const std::vector<ChatMessage>& messages, const std::vector<std::string>& tools,
+                    bool add_generation_prompt, const ChatTemplateOptions& opts);
 
 }  // namespace saguaro::chat

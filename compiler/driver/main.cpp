@@ -20,6 +20,7 @@
 #include "compiler/driver/Features.h"
 #include "compiler/driver/Inspect.h"
 #include "compiler/driver/Probe.h"
+#include "compiler/driver/Render.h"
 #include "compiler/driver/ProbeCollect.h"
 #include "compiler/driver/Serve.h"
 #include "compiler/driver/Synth.h"
@@ -330,6 +331,17 @@ int cmdTokenize(const Args &a) {
   return runTokenize(o);
 }
 
+int cmdRender(const Args &a) {
+  if (!a.has("--messages"))
+    return fail("render needs SOURCE and --messages FILE");
+  RenderOptions o;
+  o.source = a.positional[0];
+  o.messages = a.value("--messages");
+  o.tools = a.value("--tools", o.tools);
+  o.generationPrompt = !a.has("--no-generation-prompt");
+  return runRender(o);
+}
+
 /// Splits "a,b,c".
 std::vector<std::string> splitList(const std::string &s) {
   llvm::SmallVector<llvm::StringRef> parts;
@@ -596,6 +608,12 @@ std::vector<cli::Command> commands() {
        {{"--decode", "", "TEXT is space-separated ids: print their text"},
         {"--no-special", "", "no BOS or other special tokens"}},
        cmdTokenize, 0, 2, /*lastPositionalMayStartWithDash=*/true},
+      {"render", "SOURCE --messages FILE [--tools FILE] [--no-generation-prompt]",
+       "print the prompt the compiled chat template of a bundle, a model directory or a .jinja file makes",
+       {{"--messages", "FILE", "OpenAI-style messages, a JSON array (required)"},
+        {"--tools", "FILE", "OpenAI tools, a JSON array"},
+        {"--no-generation-prompt", "", "leave out the text that opens the assistant's answer"}},
+       cmdRender, 1, 1},
       {"eval", "MODEL --text FILE [options]",
        "perplexity (and task accuracy) of quantized variants of a model beside float32",
        {{"--text", "FILE", "the text scored (required)"},

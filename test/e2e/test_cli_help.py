@@ -14,6 +14,7 @@ COMMANDS = {
     "logits": ["--token-ids", "-o", "--soft-tokens", "--threads", "--target"],
     "encode": ["--image", "--pixels", "--max-soft-tokens", "-o", "--threads", "--target"],
     "tokenize": ["--decode", "--no-special"],
+    "render": ["--messages", "--tools", "--no-generation-prompt"],
     "eval": ["--text", "--bits", "--method", "--calibration", "--tasks", "--score-after", "--json"],
     "calibrate": ["--text", "--token-ids", "-o", "--tokenizer"],
     "inspect": ["--tensor", "-o"],

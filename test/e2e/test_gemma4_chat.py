@@ -5,7 +5,8 @@ tokenizer_config.json and chat_template.jinja in the released layout).
 - `saguaro complete` on the model renders the conversation as Python jinja2 renders the template
   (test/reference/render_chat_template.py): the prompt it prefills has exactly the ids `saguaro tokenize` gives
   the jinja2 rendering, with and without a system message, and with two assistant messages in one turn (checked
-  by count, the bundle's `prefill_tokens`, after the rendering's frame of turn markers is checked by hand)."""
+  by count, the bundle's `prefill_tokens`, after the rendering's frame of turn markers is checked by hand);
+- `saguaro render` on the bundle prints the jinja2 rendering byte for byte (the bundle's compiled template)."""
 import json
 import os
 import shutil
@@ -57,6 +58,11 @@ def main():
         if (want[0] != vocab["<bos>"] or want.count(vocab["<|turn>"]) != turns + 1 or
                 want.count(vocab["<turn|>"]) != turns or not text.endswith("<|turn>model\n")):
             raise SystemExit(f"FAIL: the jinja2 rendering {text!r} tokenizes to {want}")
+        messages_file = os.path.join(w, "messages.json")
+        json.dump(messages, open(messages_file, "w"))
+        rendered = common.run([args.saguaro, "render", bundle, "--messages", messages_file], args).stdout.decode()
+        if rendered != text:
+            raise SystemExit(f"FAIL: saguaro render of the bundle gives {rendered!r}, jinja2 {text!r}")
         out = common.run([args.saguaro, "complete", bundle, "--messages", json.dumps(messages), "--options",
                           json.dumps({"max_tokens": 2, "temperature": 0, "confidence_threshold": 0})], args)
         got = json.loads(out.stdout.decode())["prefill_tokens"]

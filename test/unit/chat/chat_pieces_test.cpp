@@ -145,7 +145,9 @@ TEST(ChatPieces, RuntimeRejectsConversationsTheTemplateCannotTake) {
   EXPECT_FALSE(t.apply({{"user", "a"}, {"system", "late"}}, true, false, &prompt, &err));
   EXPECT_NE(err.find("first message"), std::string::npos);
   EXPECT_FALSE(t.apply({{"tool", "x"}}, true, false, &prompt, &err));
-  EXPECT_NE(err.find("unsupported role 'tool'"), std::string::npos);
+  EXPECT_NE(err.find("this template does not render tool messages"), std::string::npos);
+  EXPECT_FALSE(t.apply({{"critic", "x"}}, true, false, &prompt, &err));
+  EXPECT_NE(err.find("unsupported role 'critic'"), std::string::npos);
 }
 
 TEST(ChatPieces, InexpressibleTemplatesAreCompileErrors) {
@@ -174,12 +176,18 @@ TEST(ChatPieces, InexpressibleTemplatesAreCompileErrors) {
 TEST(ChatTensor, RoundTripAndCorruption) {
   ChatTemplate t;
   for (int k = 0; k < ChatTemplate::kNumPieces; ++k) t.pieces[k] = "p" + std::to_string(k);
-  t.flags = ChatTemplate::kTrimUser | ChatTemplate::kAlternate;
+  t.flags = ChatTemplate::kTrimUser | ChatTemplate::kAlternate | ChatTemplate::kTools;
+  t.tools_format = ToolListFormat::kGemma4;
+  t.args_format = ToolArgsFormat::kGemma4;
+  t.tool_content_format = ToolContentFormat::kJson;
   const std::vector<uint8_t> bytes = t.serialize();
   ChatTemplate back;
   std::string err;
   ASSERT_TRUE(ChatTemplate::parse(bytes.data(), bytes.size(), &back, &err)) << err;
   EXPECT_EQ(back.flags, t.flags);
+  EXPECT_EQ(back.tools_format, t.tools_format);
+  EXPECT_EQ(back.args_format, t.args_format);
+  EXPECT_EQ(back.tool_content_format, t.tool_content_format);
   for (int k = 0; k < ChatTemplate::kNumPieces; ++k) EXPECT_EQ(back.pieces[k], t.pieces[k]);
 
   auto broken = [&](std::vector<uint8_t> b, const char* what) {
@@ -200,19 +208,25 @@ TEST(ChatTensor, RoundTripAndCorruption) {
   b[4] = 1;
   broken(b, "version");
   b = bytes;
-  b[8] = 0x10;
+  b[9] = 0x40;  // flag bit 14
   broken(b, "flags");
   b = bytes;
-  b[12] = 3;
+  b[12] = 3;  // ToolListFormat 3
+  broken(b, "tool formats");
+  b = bytes;
+  b[14] = 3;  // ToolContentFormat 3
+  broken(b, "tool formats");
+  b = bytes;
+  b[16] = 3;
   broken(b, "pieces");
   b = bytes;
   b.push_back(0);
   broken(b, "trailing");
   b = bytes;
-  b[16] = 0xff;  // first piece length far past the end
+  b[20] = 0xff;  // first piece length far past the end
   broken(b, "past the end");
   b = bytes;
-  b[20] = 0xc3;  // "p0" -> invalid UTF-8
+  b[24] = 0xc3;  // "p0" -> invalid UTF-8
   broken(b, "UTF-8");
 }
 

@@ -177,11 +177,11 @@ TEST(Jinja, RaiseExceptionNamesLine) {
 TEST(Jinja, StrftimeNowUsesTheFixedDate) {
   ChatTemplateOptions opts;
   opts.date = "2025-03-09";
-  const Dict v = chat_variables({}, false, opts);
+  const Dict v = chat_variables({}, {}, false, opts);
   EXPECT_EQ(render("{{ strftime_now('%d %b %Y') }}|{{ strftime_now('%A %B %-d, %y') }}|{{ strftime_now('%j') }}", v),
             "09 Mar 2025|Sunday March 9, 25|068");
   opts.date = "2025-3-9";
-  EXPECT_THROW(chat_variables({}, false, opts), TemplateError);
+  EXPECT_THROW(chat_variables({}, {}, false, opts), TemplateError);
 }
 
 TEST(Jinja, UnsupportedConstructsNameLine) {
