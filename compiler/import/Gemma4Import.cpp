@@ -304,6 +304,7 @@ llvm::Error saguaro::importGemma4(const HfConfig &outer, llvm::StringRef archite
       model.weights.contains("model.audio_tower.subsample_conv_projection.layer0.conv.weight"))
     if (auto e = describeGemma4Audio(outer, d))
       return e;
+  d.audio.padId = d.vision.padId; // the text config's, read with the vision tower's
   for (int64_t i = 0; i < layers; ++i)
     if (const std::string &ones = d.layerWeights[i].vNorm; !ones.empty() && !model.weights.contains(ones))
       model.weights.addOwned(ones, {d.headDimOf(i)}, std::vector<float>(static_cast<size_t>(d.headDimOf(i)), 1.0f));

@@ -150,6 +150,7 @@ struct AudioTower {
   };
   std::vector<Layer> layerWeights;
   int64_t audioTokenId = -1, beginId = -1, endId = -1; // the soft-token placeholder and the tokens around it
+  int64_t padId = 0; // the text config's pad_token_id: the placeholder rows' lookups (per-layer embedding)
 };
 
 struct ModelDesc {

@@ -245,8 +245,26 @@ std::vector<float> Engine::encode_image(const std::vector<float>& patches, const
   if (!check_patch_grid(*vision, positions.data(), static_cast<int32_t>(rows), err)) return {};
   const int32_t soft = static_cast<int32_t>(rows) / (vision->pooling * vision->pooling);
   std::vector<float> out(static_cast<size_t>(soft) * vision->out_dim);
-  if (!impl_->model->encode_image(patches.data(), positions.data(), static_cast<int32_t>(rows), out.data()))
+  if (!impl_->model->encode(*vision, patches.data(), positions.data(), static_cast<int32_t>(rows), out.data()))
     return *err = "out of memory for the vision tower's arena", std::vector<float>();
+  return out;
+}
+
+std::vector<float> Engine::encode_audio(const std::vector<float>& features, std::string* err) {
+  const EncoderSpec* audio = impl_->spec.audio;
+  if (!audio) return *err = "the model has no audio tower", std::vector<float>();
+  const size_t width = static_cast<size_t>(audio->row_width), frames = features.size() / width;
+  if (features.size() % width != 0)
+    return *err = "mel frames must be [n, " + std::to_string(width) + "]", std::vector<float>();
+  if (frames == 0) return *err = "the clip has no complete mel frame (161 samples or more make one)", std::vector<float>();
+  if (frames > static_cast<size_t>(audio->max_rows))
+    return *err = std::to_string(frames) + " mel frames are more than the " + std::to_string(audio->max_rows) +
+                  " (30 s) the audio tower was compiled for",
+           std::vector<float>();
+  const size_t soft = (frames + audio->rows_per_token - 1) / audio->rows_per_token;
+  std::vector<float> out(soft * audio->out_dim);
+  if (!impl_->model->encode(*audio, features.data(), nullptr, static_cast<int32_t>(frames), out.data()))
+    return *err = "out of memory for the audio tower's arena", std::vector<float>();
   return out;
 }
 

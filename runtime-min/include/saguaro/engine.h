@@ -82,6 +82,9 @@ class Engine {
   /// vision tower or the patches do not tile a grid it can pool (runtime-min/src/patch_grid.h).
   std::vector<float> encode_image(const std::vector<float>& patches, const std::vector<int32_t>& positions,
                                   std::string* err);
+  /// The audio tower's soft tokens (ceil(n / 4) × dim floats) of one clip's n valid log-mel frames (n × mel floats,
+  /// time-major, Gemma 4's features); empty + err when the model has no audio tower or n is not 1 to max_rows.
+  std::vector<float> encode_audio(const std::vector<float>& features, std::string* err);
   /// Token ids of `text` (BOS first when the tokenizer's config says so).
   bool tokenize(std::string_view text, std::vector<int32_t>* ids, std::string* err);
 
