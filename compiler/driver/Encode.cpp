@@ -37,9 +37,10 @@ llvm::Expected<llvm::json::Object> towerOf(const std::string &bundle, const std:
     return manifest.takeError();
   const llvm::json::Object *tower = manifest->getObject(kind);
   if (!tower)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(), source + ": the model has no " + kind +
-                                                                       " tower (its config has no " + kind +
-                                                                       "_config)");
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        source + ": the model has no " + kind + " tower (its config has no " + kind + "_config" +
+            (kind == "audio" ? ", or its files do not hold the tower)" : ")"));
   return *tower;
 }
 
