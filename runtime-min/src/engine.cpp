@@ -226,11 +226,20 @@ std::vector<float> Engine::logits(const std::vector<int32_t>& ids, std::string* 
 std::vector<float> Engine::logits(const std::vector<int32_t>& ids, const std::vector<float>& soft_tokens,
                                   std::string* err) {
   if (soft_tokens.empty()) return logits(ids, err);
-  const EncoderSpec* vision = impl_->spec.vision;
-  if (!vision) return *err = "the model has no vision tower to take soft tokens", std::vector<float>();
+  // The audio tower's placeholders take the soft tokens when the prompt holds them, else the vision tower's.
+  const EncoderSpec* audio = impl_->spec.audio;
+  const bool has_audio = audio && std::find(ids.begin(), ids.end(), audio->token_id) != ids.end();
+  const EncoderSpec* tower = has_audio ? audio : impl_->spec.vision;
+  if (!tower) return *err = "the model has no vision tower to take soft tokens", std::vector<float>();
+  const size_t width = static_cast<size_t>(impl_->spec.dim);
+  if (const size_t slots = static_cast<size_t>(std::count(ids.begin(), ids.end(), tower->token_id));
+      has_audio && soft_tokens.size() != slots * width)  // place_soft_tokens says it of images
+    return *err = std::to_string(slots) + " audio placeholders but " + std::to_string(soft_tokens.size() / width) +
+                  " soft tokens of " + std::to_string(width) + " values",
+           std::vector<float>();
   // The placeholders take the soft tokens in order; their own lookups read the pad id, as transformers does.
   ImagePrompt placed;
-  if (!place_soft_tokens(*vision, impl_->spec.dim, ids, soft_tokens, &placed, err)) return {};
+  if (!place_soft_tokens(*tower, impl_->spec.dim, ids, soft_tokens, &placed, err)) return {};
   return impl_->all_logits(placed.lookup, placed.rows.data(), placed.mask.data(), err);
 }
 

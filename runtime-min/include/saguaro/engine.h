@@ -74,8 +74,9 @@ class Engine {
                 GenerateStats* stats, std::string* err);
   /// Logits of every position for token ids fed from position 0 ([ids.size()][vocab] row-major); empty + err on bad ids.
   std::vector<float> logits(const std::vector<int32_t>& ids, std::string* err);
-  /// The same with an image's soft tokens: the ids equal to the vision tower's placeholder take, in order, the rows
-  /// of `soft_tokens` (n × dim floats, n placeholders); empty soft_tokens: logits(ids, err).
+  /// The same with an image's or a clip's soft tokens: the ids equal to the audio tower's placeholder when the prompt
+  /// holds one, else the vision tower's, take, in order, the rows of `soft_tokens` (n × dim floats, n placeholders);
+  /// empty soft_tokens: logits(ids, err).
   std::vector<float> logits(const std::vector<int32_t>& ids, const std::vector<float>& soft_tokens, std::string* err);
   /// The vision tower's soft tokens (n / pooling² × dim floats) of one image's n patches (n × row_width floats, in
   /// EncoderSpec's layout) at `positions` (n × 2: column, row of the patch grid); empty + err when the model has no
