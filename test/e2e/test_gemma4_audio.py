@@ -1,7 +1,7 @@
-"""Issue 30, acceptance 1 and part of 5: Gemma 4's audio tower compiled by Saguaro against the independent float64
-numpy reference (test/reference/gemma4_audio_reference.py) on a tiny random checkpoint
-(make_random_gemma4.py --conditional --audio: hidden 32, 2 layers, chunks of 4 encoder frames, clip bounds that
-clamp, a logit cap of 3).
+"""Issue 30, acceptance 1, 3 and part of 5: Gemma 4's audio tower compiled by Saguaro against the independent
+float64 numpy reference (test/reference/gemma4_audio_reference.py) on a tiny random checkpoint
+(make_random_gemma4.py --conditional --audio, bfloat16 in two shards: hidden 32, 2 layers, chunks of 4 encoder
+frames, clip bounds that clamp, a logit cap of 3).
 
 - Soft tokens of ../shared/data/audio/jfk.wav (11 s: 1099 valid mel frames, 275 soft tokens, many chunks) and of
   its first 2000 samples (12 frames, 3 soft tokens: shorter than one chunk), `saguaro encode --audio` on the generic
