@@ -22,6 +22,13 @@ struct BundleVision {
   int64_t layers = 0, dim = 0, hidden = 0, heads = 0, kvHeads = 0, headDim = 0; // its shape, for the manifest
 };
 
+/// An audio tower as a bundle states it: model.cpp's EncoderSpec (model_abi.h) and manifest.json's "audio".
+struct BundleAudio {
+  int64_t maxFrames = 0, mel = 0, outDim = 0;
+  int64_t tokenId = -1, beginId = -1, endId = -1, padId = 0;
+  int64_t layers = 0, dim = 0, heads = 0, convKernel = 0; // its shape, for the manifest
+};
+
 /// The model as a bundle states it: model.cpp's ModelSpec and manifest.json's "model".
 struct BundleModel {
   std::string name;         // e.g. "stories260K"
@@ -31,6 +38,7 @@ struct BundleModel {
   std::vector<int64_t> windows; // each layer's attention window (0: full causal attention); may be empty
   bool probe = false;           // the module has a probe entry point (saguaro_model_probe)
   std::optional<BundleVision> vision; // the module has a vision entry point (saguaro_model_encode_image)
+  std::optional<BundleAudio> audio;   // the module has an audio entry point (saguaro_model_encode_audio)
 };
 
 /// A stored tensor as the bundle writes it: its bytes stay owned by the caller until emitBundle returns.

@@ -184,6 +184,7 @@ LogicalResult EntryEmitter::run(StringRef kind) {
   };
   SmallVector<Argument> abi;
   const char *function;
+  const bool encoder = kind == "vision" || kind == "audio";
   if (kind == "prefill") {
     function = "saguaro_model_prefill";
     abi = {{"tokens", t.tokenPtr},     {"rows", t.i32},          {"pos0", t.i32},      {"soft_embeds", t.constFloatPtr},
@@ -194,9 +195,14 @@ LogicalResult EntryEmitter::run(StringRef kind) {
   } else if (kind == "probe") {
     function = "saguaro_model_probe";
     abi = {{"hidden", t.floatPtr}, {"rows", t.i32}, {"p_wrong", t.floatPtr}};
-  } else if (kind == "vision") {
-    function = "saguaro_model_encode_image";
-    abi = {{"patches", t.constFloatPtr}, {"positions", t.tokenPtr}, {"rows", t.i32}, {"soft_tokens", t.floatPtr}};
+  } else if (encoder) {
+    // The towers share model_abi.h's EncodeFn: input rows (an image's patches, a clip's mel frames), the patches'
+    // grid positions (null for audio), the row count and the soft tokens.
+    function = kind == "vision" ? "saguaro_model_encode_image" : "saguaro_model_encode_audio";
+    abi = {{kind == "vision" ? "patches" : "features", t.constFloatPtr},
+           {"positions", t.tokenPtr},
+           {"rows", t.i32},
+           {"soft_tokens", t.floatPtr}};
   } else {
     return fn.emitOpError() << "unknown entry kind \"" << kind << "\"";
   }
@@ -215,7 +221,7 @@ LogicalResult EntryEmitter::run(StringRef kind) {
     params[a.name] = arg;
   }
   arena = opaqueCall("arena", t.floatPtr, "arena_of", state, {b.getIndexAttr(0)});
-  if (kind != "vision") // an encoder has no KV cache
+  if (!encoder) // an encoder has no KV cache
     kv = opaqueCall("kv", t.kvPtr, "kv_of", state, {b.getIndexAttr(0)});
   if (kind == "prefill") {
     params["logit_rows"] = b.create<emitc::ConditionalOp>(named("logit_rows"), t.i32, params["all_logits"],
@@ -232,6 +238,15 @@ LogicalResult EntryEmitter::run(StringRef kind) {
     params["soft_rows"] = b.create<emitc::DivOp>(named("soft_rows"), t.i32, params["rows"],
                                                  literal(t.i32, b.getI32IntegerAttr(static_cast<int32_t>(
                                                                     pooling.getInt() * pooling.getInt()))));
+  } else if (kind == "audio") {
+    // The frames after each stride-2 subsampling, rounded up: rows_2 = (rows + 1) / 2, rows_4 = (rows_2 + 1) / 2.
+    Value frames = params["rows"];
+    for (const char *name : {"rows_2", "rows_4"}) {
+      Value odd = b.create<emitc::AddOp>(named(std::string(name) + "_up"), t.i32, frames,
+                                         literal(t.i32, b.getI32IntegerAttr(1)));
+      frames = params[name] =
+          b.create<emitc::DivOp>(named(name), t.i32, odd, literal(t.i32, b.getI32IntegerAttr(2)));
+    }
   }
 
   // A cache's pointers are named after the store into it (the attention ops that read the cache come first), or

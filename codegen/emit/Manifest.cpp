@@ -171,5 +171,18 @@ llvm::json::Value bundle::manifest(ModuleOp m, const ModuleFacts &facts, const B
                                             {"end_image_token_id", v->endId},
                                             {"pad_token_id", v->padId},
                                             {"arena_bytes", facts.visionArenaBytes}};
+  if (const std::optional<BundleAudio> &a = d.audio)
+    manifest["audio"] = llvm::json::Object{{"layers", a->layers},
+                                           {"dim", a->dim},
+                                           {"heads", a->heads},
+                                           {"conv_kernel", a->convKernel},
+                                           {"mel", a->mel},
+                                           {"max_frames", a->maxFrames},
+                                           {"max_soft_tokens", (a->maxFrames + 3) / 4},
+                                           {"audio_token_id", a->tokenId},
+                                           {"begin_audio_token_id", a->beginId},
+                                           {"end_audio_token_id", a->endId},
+                                           {"pad_token_id", a->padId},
+                                           {"arena_bytes", facts.audioArenaBytes}};
   return manifest;
 }

@@ -38,6 +38,9 @@ std::string specSource(const ModuleFacts &facts, const BundleInputs &in) {
      << (d.vision ? "void saguaro_model_encode_image(const saguaro::ModelState&, const float*, const int32_t*, "
                     "int32_t, float*);\n"
                   : "")
+     << (d.audio ? "void saguaro_model_encode_audio(const saguaro::ModelState&, const float*, const int32_t*, "
+                   "int32_t, float*);\n"
+                 : "")
      << "namespace {\n"
      << "inline float* arena_of(const saguaro::ModelState& s) { return s.arena; }\n"
      << "inline " << kvElement << "* kv_of(const saguaro::ModelState& s) { return static_cast<" << kvElement
@@ -63,17 +66,28 @@ std::string specSource(const ModuleFacts &facts, const BundleInputs &in) {
       os << (l ? ", " : "") << window;
     os << "};\n\n";
   }
-  if (const std::optional<BundleVision> &v = d.vision) // the fields in model_abi.h's order
-    os << "const saguaro::EncoderSpec kVision = {" << v->maxRows << ", " << v->rowWidth << ", " << v->patchSize
-       << ", " << v->pooling << ", " << v->positionLimit << ", " << v->outDim << ", " << v->tokenId << ", "
-       << v->beginId << ", " << v->endId << ", " << v->padId << ", " << facts.visionArenaBytes
-       << "ull, saguaro_model_encode_image};\n\n";
+  // An EncoderSpec's fields in model_abi.h's order.
+  auto encoder = [&](const char *name, std::initializer_list<int64_t> fields, int64_t arenaBytes,
+                     const char *function) {
+    os << "const saguaro::EncoderSpec " << name << " = {";
+    for (int64_t f : fields)
+      os << f << ", ";
+    os << arenaBytes << "ull, " << function << "};\n\n";
+  };
+  if (const std::optional<BundleVision> &v = d.vision)
+    encoder("kVision",
+            {v->maxRows, v->rowWidth, v->patchSize, v->pooling, v->positionLimit, v->pooling * v->pooling, v->outDim,
+             v->tokenId, v->beginId, v->endId, v->padId},
+            facts.visionArenaBytes, "saguaro_model_encode_image");
+  if (const std::optional<BundleAudio> &a = d.audio) // 4 frames per soft token: two stride-2 subsamplings
+    encoder("kAudio", {a->maxFrames, a->mel, 0, 0, 0, 4, a->outDim, a->tokenId, a->beginId, a->endId, a->padId},
+            facts.audioArenaBytes, "saguaro_model_encode_audio");
   os << "const saguaro::ModelSpec kSpec = {" << cString(d.name) << ", " << d.vocab << ", " << d.dim << ", "
      << d.layers << ", " << d.maxSeq << ", " << in.prefillChunk << ", " << facts.arenaBytes << "ull, "
      << facts.kvBytes << "ull, " << facts.slots.size() << ", kWeights, " << hiddenTap.first
      << ", " << hiddenTap.second << ", " << (d.probe ? "saguaro_model_probe" : "nullptr")
      << (d.windows.empty() ? ", nullptr" : ", kWindows") << ", " << cString(in.target)
-     << (d.vision ? ", &kVision" : ", nullptr") << "};\n"
+     << (d.vision ? ", &kVision" : ", nullptr") << (d.audio ? ", &kAudio" : ", nullptr") << "};\n"
      << "} // namespace\n\n"
      << "const saguaro::ModelSpec& saguaro_model_spec() { return kSpec; }\n";
   return s;

@@ -119,6 +119,9 @@ BundleModel bundleModel(const ModelDesc &d) {
     m.vision = BundleVision{v.maxSoftTokens * v.pooling * v.pooling, 3 * v.patchSize * v.patchSize, v.patchSize,
                             v.pooling, v.positionRows, d.dim, v.imageTokenId, v.beginId, v.endId, v.padId, v.layers,
                             v.dim, v.hidden, v.heads, v.kvHeads, v.headDim};
+  if (const AudioTower &a = d.audio; a.layers > 0)
+    m.audio = BundleAudio{a.maxFrames, a.mel,     d.dim,    a.audioTokenId, a.beginId, a.endId, a.padId,
+                          a.layers,    a.dim,     a.heads,  a.convKernel};
   return m;
 }
 

@@ -1,17 +1,21 @@
-//===- Encode.cpp - `saguaro encode`: an image's soft tokens ---------------------------===//
+//===- Encode.cpp - `saguaro encode`: an image's or a clip's soft tokens ---------------===//
 //
-// The vision tower apart from decoding: the image front-end makes the patches and positions the
+// A tower apart from decoding. Vision: the image front-end makes the patches and positions the
 // model's image processor would (docs/image.md, "Gemma 4"), with the patch size, pooling and
 // soft-token budget the bundle was compiled for (manifest.json's "vision"), and the bundle's
-// program encodes them (saguaro_bundle --encode-image). The intermediate files live in a
-// temporary directory that is removed afterwards; the output is written only on success.
+// program encodes them (saguaro_bundle --encode-image). Audio: the audio front-end makes Gemma 4's
+// log-mel frames (docs/audio.md) and the program encodes the valid ones (--encode-audio). The
+// intermediate files live in a temporary directory that is removed afterwards; the output is
+// written only on success.
 //
 //===------------------------------------------------------------------------------------===//
 #include "compiler/driver/Encode.h"
 
 #include "compiler/driver/BundleCache.h"
 #include "compiler/driver/ProgramRun.h"
+#include "saguaro/audio/features.h"
 #include "saguaro/image/features.h"
+#include "saguaro/npy_writer.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -25,16 +29,19 @@ int fail(const std::string &message) {
   return 1;
 }
 
-/// The bundle's vision tower as its manifest states it; an error naming `source` when it has none.
-llvm::Expected<llvm::json::Object> visionOf(const std::string &bundle, const std::string &source) {
+/// The bundle's tower `kind` ("vision", "audio") as its manifest states it; an error naming `source` when it has none.
+llvm::Expected<llvm::json::Object> towerOf(const std::string &bundle, const std::string &source,
+                                           llvm::StringRef kind) {
   auto manifest = readBundleManifest(bundle);
   if (!manifest)
     return manifest.takeError();
-  const llvm::json::Object *vision = manifest->getObject("vision");
-  if (!vision)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   source + ": the model has no vision tower (its config has no vision_config)");
-  return *vision;
+  const llvm::json::Object *tower = manifest->getObject(kind);
+  if (!tower)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        source + ": the model has no " + kind + " tower (its config has no " + kind + "_config" +
+            (kind == "audio" ? ", or its files do not hold the tower)" : ")"));
+  return *tower;
 }
 
 /// A removed-on-exit directory for the intermediate files.
@@ -44,21 +51,87 @@ struct ScratchDir {
     if (!path.empty())
       llvm::sys::fs::remove_directories(path);
   }
+  std::string file(const char *name) const { return (path + "/" + name).str(); }
 };
+
+/// Runs the bundle's program on `args` (its input files in `scratch`, the soft tokens to scratch's
+/// soft_tokens.npy), then moves the soft tokens to o.output, whole or not at all. The program's errors name
+/// `input`, the file the user gave, instead of `intermediate`.
+int runTower(const EncodeOptions &o, const ScratchDir &scratch, std::vector<std::string> args,
+             const std::string &intermediate, const std::string &input) {
+  args.insert(args.begin(), {o.program, o.bundle});
+  args.insert(args.end(), {"-o", scratch.file("soft_tokens.npy")});
+  args.insert(args.end(), o.programArgs.begin(), o.programArgs.end());
+  std::vector<llvm::StringRef> refs(args.begin(), args.end());
+  const std::string log = scratch.file("log.txt");
+  std::string err;
+  if (int code = runRedirected(o.program, refs, std::nullopt, log, &err); code != 0) {
+    std::string said = readLog(log);
+    for (size_t at; !intermediate.empty() && (at = said.find(intermediate)) != std::string::npos;)
+      said.replace(at, intermediate.size(), input);
+    llvm::errs() << (said.empty() ? "saguaro: " + o.program + ": " + err : said) << "\n";
+    return code > 0 ? code : 1;
+  }
+  // The soft tokens leave the scratch directory only whole (a rename, or a copy to a temporary beside the output).
+  const std::string tmp = o.output + ".tmp";
+  if (std::error_code ec = llvm::sys::fs::copy_file(scratch.file("soft_tokens.npy"), tmp))
+    return fail(o.output + ": cannot write: " + ec.message());
+  if (std::error_code ec = llvm::sys::fs::rename(tmp, o.output)) {
+    llvm::sys::fs::remove(tmp);
+    return fail(o.output + ": cannot write: " + ec.message());
+  }
+  return 0;
+}
+
+/// The audio tower: the valid log-mel frames of Gemma 4's feature extractor (docs/audio.md), or the given ones.
+int runEncodeAudio(const EncodeOptions &o, const ScratchDir &scratch) {
+  std::string frames = o.features, input = o.features;
+  size_t n = 0;
+  if (!o.audio.empty()) {
+    input = o.audio;
+    audio::Result<audio::LogMelConfig> config = audio::makeConfig("gemma4", "", false);
+    if (!config.ok())
+      return fail(config.error);
+    audio::Result<audio::Features> features = audio::extractFeatures(o.audio, config.value);
+    if (!features.ok())
+      return fail(features.error);
+    const audio::Features &f = features.value;
+    if (f.nValid == 0)
+      return fail(o.audio + ": the clip is too short for one mel frame (161 samples at 16 kHz)");
+    std::vector<float> valid = f.transposed();
+    valid.resize(f.nValid * f.nMels); // the valid frames come first; the tower reads no padding
+    frames = scratch.file("frames.npy");
+    std::string err;
+    if (!write_npy_f32(frames, valid, f.nValid, f.nMels, &err))
+      return fail(err);
+    n = f.nValid;
+  }
+  if (int code = runTower(o, scratch, {"--encode-audio", frames}, frames, input))
+    return code;
+  llvm::outs() << "wrote " << o.output;
+  if (n > 0)
+    llvm::outs() << ": " << (n + 3) / 4 << " soft tokens from " << n << " mel frames";
+  llvm::outs() << "\n";
+  return 0;
+}
 } // namespace
 
 int saguaro::runEncode(const EncodeOptions &o) {
-  auto vision = visionOf(o.bundle, o.source);
-  if (!vision)
-    return fail(llvm::toString(vision.takeError()));
+  const bool audio = !o.audio.empty() || !o.features.empty();
+  auto tower = towerOf(o.bundle, o.source, audio ? "audio" : "vision");
+  if (!tower)
+    return fail(llvm::toString(tower.takeError()));
+  ScratchDir scratch;
+  if (std::error_code ec = llvm::sys::fs::createUniqueDirectory("saguaro-encode", scratch.path))
+    return fail("cannot create a temporary directory: " + ec.message());
+  if (audio)
+    return runEncodeAudio(o, scratch);
+  const llvm::json::Object *vision = &*tower;
+  auto file = [&](const char *name) { return scratch.file(name); };
   const int64_t compiled = vision->getInteger("max_soft_tokens").value_or(0);
   if (o.maxSoftTokens > compiled)
     return fail("--max-soft-tokens " + std::to_string(o.maxSoftTokens) + " is above the " +
                 std::to_string(compiled) + " soft tokens per image the bundle was compiled for");
-  ScratchDir scratch;
-  if (std::error_code ec = llvm::sys::fs::createUniqueDirectory("saguaro-encode", scratch.path))
-    return fail("cannot create a temporary directory: " + ec.message());
-  auto file = [&](const char *name) { return (scratch.path + "/" + name).str(); };
 
   // The image processor's settings: the model's config, else Gemma4ImageProcessor's with the compiled tower's
   // patch size, pooling and budget.
@@ -86,27 +159,9 @@ int saguaro::runEncode(const EncodeOptions &o) {
   if (!image::write_image_features(request, &result, &err))
     return fail(err);
 
-  std::vector<std::string> args = {o.program, o.bundle, "--encode-image", request.output_path, "--positions",
-                                   request.positions_path, "-o", file("soft_tokens.npy")};
-  args.insert(args.end(), o.programArgs.begin(), o.programArgs.end());
-  std::vector<llvm::StringRef> refs(args.begin(), args.end());
-  const std::string log = file("log.txt");
-  if (int code = runRedirected(o.program, refs, std::nullopt, log, &err); code != 0) {
-    // The program names the intermediate patches; the user knows the image they came from.
-    std::string said = readLog(log);
-    for (size_t at; (at = said.find(request.output_path)) != std::string::npos;)
-      said.replace(at, request.output_path.size(), request.image_path);
-    llvm::errs() << (said.empty() ? "saguaro: " + o.program + ": " + err : said) << "\n";
-    return code > 0 ? code : 1;
-  }
-  // The soft tokens leave the scratch directory only whole (a rename, or a copy to a temporary beside the output).
-  const std::string tmp = o.output + ".tmp";
-  if (std::error_code ec = llvm::sys::fs::copy_file(file("soft_tokens.npy"), tmp))
-    return fail(o.output + ": cannot write: " + ec.message());
-  if (std::error_code ec = llvm::sys::fs::rename(tmp, o.output)) {
-    llvm::sys::fs::remove(tmp);
-    return fail(o.output + ": cannot write: " + ec.message());
-  }
+  if (int code = runTower(o, scratch, {"--encode-image", request.output_path, "--positions", request.positions_path},
+                          request.output_path, request.image_path))
+    return code;
   const int64_t pooling = vision->getInteger("pooling").value_or(3);
   llvm::outs() << "wrote " << o.output << ": " << result.shape[0] / (pooling * pooling) << " soft tokens from "
                << result.shape[0] << " patches\n";

@@ -224,7 +224,8 @@ llvm::Expected<std::vector<TensorPlan>> planGemma4(const std::string &path, cons
   std::vector<TensorPlan> t;
   for (auto &[name, shape] : expectedTensors(d)) {
     if (llvm::any_of(d.layerWeights, [&](const LayerWeights &l) { return l.vNorm == name; }) ||
-        name == d.vision.headOnes || name == d.vision.dimOnes)
+        name == d.vision.headOnes || name == d.vision.dimOnes || name == d.audio.outOnes || name == d.audio.clipLow ||
+        name == d.audio.clipHigh)
       continue;
     if (shape.empty())
       t.push_back({name, shape, llvm::StringRef(name).ends_with("_min") ? -1000.0 : 1000.0, 0.0});

@@ -297,9 +297,12 @@ int cmdEncode(const Args &a) {
   EncodeOptions o;
   o.image = a.value("--image");
   o.pixels = a.value("--pixels");
+  o.audio = a.value("--audio");
+  o.features = a.value("--features");
   o.output = a.value("-o");
-  if (o.image.empty() == o.pixels.empty() || o.output.empty())
-    return fail("encode needs one of --image FILE and --pixels IMAGE.npy, and -o OUT.npy");
+  if (!o.image.empty() + !o.pixels.empty() + !o.audio.empty() + !o.features.empty() != 1 || o.output.empty())
+    return fail("encode needs one of --image FILE, --pixels IMAGE.npy, --audio FILE.wav and --features MEL.npy, and "
+                "-o OUT.npy");
   if (a.has("--max-soft-tokens")) {
     const std::string n = a.value("--max-soft-tokens");
     char *end = nullptr;
@@ -594,10 +597,14 @@ std::vector<cli::Command> commands() {
              kThreadsOption,
              kCompileOptions}),
        cmdLogits},
-      {"encode", "MODEL_OR_BUNDLE (--image FILE | --pixels IMAGE.npy) -o OUT.npy [options]",
-       "write the soft tokens a model's vision tower makes of an image",
+      {"encode",
+       "MODEL_OR_BUNDLE (--image FILE | --pixels IMAGE.npy | --audio FILE.wav | --features MEL.npy) -o OUT.npy "
+       "[options]",
+       "write the soft tokens a model's vision tower makes of an image, or its audio tower of a clip",
        join({{{"--image", "FILE", "a PNG or JPEG, resized as the model's image processor does"},
               {"--pixels", "IMAGE.npy", "or an image already resized: [H, W, 3] uint8, or float32 in [0, 1]"},
+              {"--audio", "FILE.wav", "or a WAV clip (any rate, at most 30 s), made into Gemma 4's log-mel frames"},
+              {"--features", "MEL.npy", "or those frames: float32 [n, 128], time-major, the valid frames only"},
               {"--max-soft-tokens", "N", "this image's budget (70, 140, 280, 560, 1120); default: the compiled one"},
               {"-o", "OUT.npy", "the soft tokens, float32 [n, dim] (required)"}},
              kThreadsOption,

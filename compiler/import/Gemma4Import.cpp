@@ -299,6 +299,12 @@ llvm::Error saguaro::importGemma4(const HfConfig &outer, llvm::StringRef archite
   model.sourceFiles.push_back(outer.file());
   if (auto e = readHfWeights(dir, model))
     return e;
+  // The audio tower when the files hold it: a checkpoint may carry an audio_config with only some of its tensors.
+  if (architecture == "Gemma4ForConditionalGeneration" &&
+      model.weights.contains("model.audio_tower.subsample_conv_projection.layer0.conv.weight"))
+    if (auto e = describeGemma4Audio(outer, d))
+      return e;
+  d.audio.padId = d.vision.padId; // the text config's, read with the vision tower's
   for (int64_t i = 0; i < layers; ++i)
     if (const std::string &ones = d.layerWeights[i].vNorm; !ones.empty() && !model.weights.contains(ones))
       model.weights.addOwned(ones, {d.headDimOf(i)}, std::vector<float>(static_cast<size_t>(d.headDimOf(i)), 1.0f));
@@ -306,6 +312,15 @@ llvm::Error saguaro::importGemma4(const HfConfig &outer, llvm::StringRef archite
   for (auto [name, size] : {std::pair{d.vision.headOnes, d.vision.headDim}, {d.vision.dimOnes, d.vision.dim}})
     if (!name.empty() && !model.weights.contains(name))
       model.weights.addOwned(name, {size}, std::vector<float>(static_cast<size_t>(size), 1.0f));
+  if (AudioTower &a = d.audio; a.layers > 0) {
+    if (!model.weights.contains(a.outOnes))
+      model.weights.addOwned(a.outOnes, {a.outDim}, std::vector<float>(static_cast<size_t>(a.outDim), 1.0f));
+    // clip(x) clamps to min(gradient_clipping, the largest finite value of the tower's weights' dtype).
+    if (const StoredTensor *w = model.weights.find(a.layerWeights[0].ffn1.up.weight); w && w->fileDtype == "F16")
+      a.gradientClip = std::min(a.gradientClip, 65504.0f);
+    model.weights.addOwned(a.clipLow, {1}, {-a.gradientClip});
+    model.weights.addOwned(a.clipHigh, {1}, {a.gradientClip});
+  }
   for (int64_t i = 0; i < layers; ++i) // absent: 1, the buffer's initial value in transformers
     if (std::string s = prefix + "layers." + std::to_string(i) + ".layer_scalar"; model.weights.contains(s))
       d.layerWeights[i].layerScalar = s;
@@ -323,14 +338,18 @@ llvm::Error saguaro::importGemma4(const HfConfig &outer, llvm::StringRef archite
   size_t unread = 0;
   for (const std::string &name : model.weights.names())
     unread += !read.contains(name);
-  if (architecture == "Gemma4ForConditionalGeneration")
-    notes.push_back(d.vision.layers > 0 ? "Gemma4ForConditionalGeneration: compiling its text decoder and vision "
-                                          "tower; the audio tower is left out"
-                                        : "Gemma4ForConditionalGeneration: compiling its text decoder; it has no "
-                                          "vision_config, and the audio tower is left out");
+  if (architecture == "Gemma4ForConditionalGeneration") {
+    const bool vision = d.vision.layers > 0, audio = d.audio.layers > 0;
+    notes.push_back(std::string("Gemma4ForConditionalGeneration: compiling its text decoder") +
+                    (vision && audio ? ", vision tower and audio tower"
+                     : vision        ? " and vision tower; the audio tower is left out"
+                     : audio         ? " and audio tower; it has no vision_config"
+                                     : "; it has no vision_config, and the audio tower is left out"));
+  }
   if (unread > 0)
     notes.push_back(std::to_string(unread) + " tensors in the files are not read by the text decoder" +
-                    (d.vision.layers > 0 ? " or the vision tower" : "") + " (ignored)");
+                    (d.vision.layers > 0 ? " or the vision tower" : "") +
+                    (d.audio.layers > 0 ? " or the audio tower" : "") + " (ignored)");
   for (const std::string &n : notes)
     llvm::errs() << "saguaro: " << dir << ": " << n << "\n";
   return llvm::Error::success();

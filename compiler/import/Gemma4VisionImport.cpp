@@ -34,13 +34,6 @@ int64_t softTokenBudget(const HfConfig &outer, llvm::StringRef dir) {
   return outer.object().getInteger("vision_soft_tokens_per_image").value_or(280);
 }
 
-/// A linear of layer prefix `p` (Gemma4ClippableLinear: the weight under `.linear`), with its bounds when clipped.
-ClippedLinear clippable(const std::string &p, bool clipped) {
-  ClippedLinear l{p + ".linear.weight"};
-  if (clipped)
-    l.inMin = p + ".input_min", l.inMax = p + ".input_max", l.outMin = p + ".output_min", l.outMax = p + ".output_max";
-  return l;
-}
 } // namespace
 
 llvm::Error saguaro::describeGemma4Vision(const HfConfig &outer, llvm::StringRef dir, ModelDesc &d) {
@@ -107,13 +100,13 @@ llvm::Error saguaro::describeGemma4Vision(const HfConfig &outer, llvm::StringRef
     l.postFfnNorm = p + "post_feedforward_layernorm.weight";
     l.qNorm = p + "self_attn.q_norm.weight";
     l.kNorm = p + "self_attn.k_norm.weight";
-    l.q = clippable(p + "self_attn.q_proj", clipped);
-    l.k = clippable(p + "self_attn.k_proj", clipped);
-    l.v = clippable(p + "self_attn.v_proj", clipped);
-    l.o = clippable(p + "self_attn.o_proj", clipped);
-    l.gate = clippable(p + "mlp.gate_proj", clipped);
-    l.up = clippable(p + "mlp.up_proj", clipped);
-    l.down = clippable(p + "mlp.down_proj", clipped);
+    l.q = ClippedLinear::of(p + "self_attn.q_proj", clipped);
+    l.k = ClippedLinear::of(p + "self_attn.k_proj", clipped);
+    l.v = ClippedLinear::of(p + "self_attn.v_proj", clipped);
+    l.o = ClippedLinear::of(p + "self_attn.o_proj", clipped);
+    l.gate = ClippedLinear::of(p + "mlp.gate_proj", clipped);
+    l.up = ClippedLinear::of(p + "mlp.up_proj", clipped);
+    l.down = ClippedLinear::of(p + "mlp.down_proj", clipped);
     v.layerWeights.push_back(l);
   }
   // Gemma4Config's defaults.

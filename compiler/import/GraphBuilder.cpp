@@ -141,7 +141,7 @@ void EntryBuilder::build(StringRef name, StringRef kind) {
                                    f32(d.embedScale));
   // An encoder's soft tokens replace their placeholders' embeddings before anything reads them (the per-layer
   // inputs' projection included), in a prefill only: decode steps never carry them.
-  if (d.vision.layers > 0 && kind == "prefill")
+  if ((d.vision.layers > 0 || d.audio.layers > 0) && kind == "prefill")
     h = b.create<llm::InjectEmbeddingsOp>(at("x_residual"), h);
   Value ple = d.ple.dim > 0 ? perLayerInputs(fn.getArgument(0), h) : Value();
   for (int64_t l = 0; l < d.layers; ++l) {
@@ -199,5 +199,7 @@ OwningOpRef<ModuleOp> saguaro::buildGraph(MLIRContext &ctx, const ModelDesc &des
     buildProbeEntry(b, desc);
   if (desc.vision.layers > 0)
     buildVisionEntry(b, desc);
+  if (desc.audio.layers > 0)
+    buildAudioEntry(b, desc);
   return module;
 }

@@ -110,6 +110,10 @@ llvm::Error describeGemma4(const HfConfig &config, llvm::StringRef architecture,
 /// the processor's soft-token budget from `dir` (Gemma4VisionImport.cpp; the rules: docs/gemma4-vision.md).
 llvm::Error describeGemma4Vision(const HfConfig &config, llvm::StringRef dir, ModelDesc &d);
 
+/// Gemma4ForConditionalGeneration's audio tower from the config's `audio_config` (importGemma4 calls it when the
+/// files hold the tower's weights; Gemma4AudioImport.cpp; the rules: docs/gemma4-audio.md).
+llvm::Error describeGemma4Audio(const HfConfig &config, ModelDesc &d);
+
 /// Imports Gemma4ForCausalLM (`config` is the text config) or Gemma4ForConditionalGeneration (its `text_config`;
 /// the towers are left out) from `dir` (Gemma4Import.cpp; the rules: docs/gemma4.md).
 llvm::Error importGemma4(const HfConfig &config, llvm::StringRef architecture, llvm::StringRef dir,

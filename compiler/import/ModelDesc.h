@@ -88,6 +88,14 @@ struct ClippedLinear {
   std::string weight;
   std::string inMin, inMax, outMin, outMax; // empty: not clipped
   bool clipped() const { return !inMin.empty(); }
+  /// The Gemma4ClippableLinear under `prefix` (its weight under `.linear`), with its four bounds when `clipped`.
+  static ClippedLinear of(const std::string &prefix, bool clipped) {
+    ClippedLinear l{prefix + ".linear.weight"};
+    if (clipped)
+      l.inMin = prefix + ".input_min", l.inMax = prefix + ".input_max", l.outMin = prefix + ".output_min",
+      l.outMax = prefix + ".output_max";
+    return l;
+  }
 };
 
 /// Gemma 4's vision tower (docs/gemma4-vision.md): the patches of one image -> soft tokens of the decoder's width.
@@ -111,6 +119,40 @@ struct VisionTower {
   int64_t padId = 0; // the text config's pad_token_id: the placeholder rows' lookups (per-layer embedding)
 };
 
+/// Gemma 4's audio conformer (docs/gemma4-audio.md): the valid log-mel frames of one clip -> one soft token of the
+/// decoder's width per 4 frames (rounded up).
+struct AudioTower {
+  int64_t layers = 0; // 0: the model has no audio tower
+  int64_t dim = 0, heads = 0, headDim = 0, mel = 0; // h, H, D = h / H; mel bins per frame
+  int64_t channels0 = 0, channels1 = 0;             // the subsampling convs' output channels
+  int64_t chunk = 0, past = 0, future = 0;           // attention_chunk_size, context_left - 1, context_right
+  int64_t convKernel = 0, outDim = 0;               // conv_kernel_size, output_proj_dims
+  int64_t maxFrames = 0; // valid mel frames per call: the extractor's 30 s cut (2999), rounded up to 4 per token
+  float normEps = 1e-6f, residualWeight = 0.5f, logitCap = 50.0f;
+  float gradientClip = 1e10f; // clip(x) before the norms: min(gradient_clipping, the weights' dtype max)
+  std::string conv0, conv0Norm, conv1, conv1Norm; // [C0, 1, 3, 3], [C0], [C1, C0, 3, 3], [C1]
+  std::string inputProjection;                    // [h, mel / 4 * C1]
+  std::string outputProjection, outputBias;       // [outDim, h], [outDim]
+  std::string embedProjection;                    // [decoder dim, outDim]
+  std::string outOnes;                            // ones for the embedder's norm without a scale
+  std::string clipLow, clipHigh;                  // one-element -g and g for clip(x)
+  struct FeedForward {
+    std::string preNorm, postNorm;
+    ClippedLinear up, down; // ffw_layer_1 [4h, h], ffw_layer_2 [h, 4h]
+  };
+  struct Layer {
+    FeedForward ffn1, ffn2;
+    std::string attnPreNorm, attnPostNorm, outNorm;
+    ClippedLinear q, k, v, post;
+    std::string perDimScale, relativeKeys; // [D] raw (softplus applied), [h, h]
+    std::string convPreNorm, convNorm, depthwise; // [h], [h], [h, 1, K]
+    ClippedLinear convStart, convEnd;             // linear_start [2h, h], linear_end [h, h]
+  };
+  std::vector<Layer> layerWeights;
+  int64_t audioTokenId = -1, beginId = -1, endId = -1; // the soft-token placeholder and the tokens around it
+  int64_t padId = 0; // the text config's pad_token_id: the placeholder rows' lookups (per-layer embedding)
+};
+
 struct ModelDesc {
   std::string name;         // e.g. "stories260K"
   std::string architecture; // llama2c, llama, qwen3, gemma3, gemma4
@@ -129,6 +171,7 @@ struct ModelDesc {
   std::vector<LayerAttention> layerAttention;
   PerLayerEmbedding ple;
   VisionTower vision;
+  AudioTower audio;
   int64_t hiddenTapLayer = 0; // > 0: llm.hidden_tap after this many decoder layers (the probe's input)
   // The compiled confidence probe's widths (h == 0: none); its weights are the tensors "probe.*".
   struct ProbeHead {

@@ -122,6 +122,41 @@ std::vector<std::pair<std::string, std::vector<int64_t>>> saguaro::expectedTenso
       }
     }
   }
+  if (const AudioTower &a = d.audio; a.layers > 0) {
+    const int64_t h = a.dim;
+    auto linear = [&](const ClippedLinear &l, int64_t out, int64_t in) {
+      add(l.weight, {out, in});
+      for (const std::string *bound : {&l.inMin, &l.inMax, &l.outMin, &l.outMax})
+        add(*bound, {});
+    };
+    add(a.conv0, {a.channels0, 1, 3, 3});
+    add(a.conv0Norm, {a.channels0});
+    add(a.conv1, {a.channels1, a.channels0, 3, 3});
+    add(a.conv1Norm, {a.channels1});
+    add(a.inputProjection, {h, a.channels0 / 4 * a.channels1});
+    add(a.outputProjection, {a.outDim, h});
+    add(a.outputBias, {a.outDim});
+    add(a.embedProjection, {d.dim, a.outDim});
+    add(a.outOnes, {a.outDim});
+    add(a.clipLow, {1});
+    add(a.clipHigh, {1});
+    for (const AudioTower::Layer &l : a.layerWeights) {
+      for (const AudioTower::FeedForward *f : {&l.ffn1, &l.ffn2}) {
+        add(f->preNorm, {h});
+        add(f->postNorm, {h});
+        linear(f->up, 4 * h, h);
+        linear(f->down, h, 4 * h);
+      }
+      for (const std::string *norm : {&l.attnPreNorm, &l.attnPostNorm, &l.outNorm, &l.convPreNorm, &l.convNorm})
+        add(*norm, {h});
+      for (const ClippedLinear *p : {&l.q, &l.k, &l.v, &l.post, &l.convEnd})
+        linear(*p, h, h);
+      linear(l.convStart, 2 * h, h);
+      add(l.perDimScale, {a.headDim});
+      add(l.relativeKeys, {h, h});
+      add(l.depthwise, {h, 1, a.convKernel});
+    }
+  }
   return out;
 }
 

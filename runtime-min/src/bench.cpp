@@ -501,7 +501,7 @@ int run_bench_image(const std::string& bundle, const std::string& out_path, int3
   std::vector<float> soft_tokens(static_cast<size_t>(soft) * vision.out_dim);
   auto encode = [&] {
     const double t0 = now_s();
-    if (!model->encode_image(patches.data(), positions.data(), rows, soft_tokens.data()))
+    if (!model->encode(vision, patches.data(), positions.data(), rows, soft_tokens.data()))
       throw std::runtime_error("out of memory for the vision tower's arena");
     return now_s() - t0;
   };

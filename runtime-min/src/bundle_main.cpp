@@ -33,7 +33,8 @@ const char* const kUsage =
     "saguaro_bundle BUNDLE --gram IDS_FILE -o DIR | saguaro_bundle BUNDLE --capture PROMPTS_FILE -o DIR [--max-new N] | "
     "saguaro_bundle BUNDLE --complete MESSAGES_FILE [--options OPTIONS_FILE] | saguaro_bundle BUNDLE --serve-stdio | "
     "saguaro_bundle BUNDLE --bench -o OUT.json [--prompt-tokens N] | saguaro_bundle BUNDLE --bench-image -o OUT.json | "
-    "saguaro_bundle BUNDLE --encode-image PATCHES.npy --positions POS.npy -o OUT.npy; "
+    "saguaro_bundle BUNDLE --encode-image PATCHES.npy --positions POS.npy -o OUT.npy | "
+    "saguaro_bundle BUNDLE --encode-audio FRAMES.npy -o OUT.npy; "
     "--logits and -p take --soft-tokens SOFT.npy, once per image (the rows its placeholders take); "
     "-p takes --image FILE (a PNG or JPEG, once per image) [--max-soft-tokens N] in a bundle with a vision tower; "
     "every mode takes --threads N (0, the default: every hardware thread); all but --complete and --serve-stdio "
@@ -65,6 +66,7 @@ bool parse_float(const std::string& s, double lo, double hi, double* out) {
 struct Args {
   std::string bundle, prompt, ids_file, gram_file, capture_file, complete_file, options_file, out_file;
   std::string patches_file, positions_file;  // --encode-image, --positions
+  std::string frames_file;                     // --encode-audio
   std::vector<std::string> soft_tokens_files;  // --soft-tokens, once per image
   std::vector<std::string> image_files;        // --image, once per image
   int32_t max_soft_tokens = 0;                 // --max-soft-tokens: the images' budget; 0: the compiled one
@@ -124,6 +126,8 @@ bool parse_args(int argc, char** argv, Args* a, std::string* err) {
       a->options_file = v;
     } else if (flag == "--encode-image") {
       a->patches_file = v;
+    } else if (flag == "--encode-audio") {
+      a->frames_file = v;
     } else if (flag == "--positions") {
       a->positions_file = v;
     } else if (flag == "--soft-tokens") {
@@ -170,11 +174,14 @@ bool parse_args(int argc, char** argv, Args* a, std::string* err) {
     }
   }
   const int modes = a->has_prompt + !a->ids_file.empty() + !a->gram_file.empty() + !a->capture_file.empty() +
-                    !a->complete_file.empty() + a->bench + a->serve_stdio + !a->patches_file.empty();
+                    !a->complete_file.empty() + a->bench + a->serve_stdio + !a->patches_file.empty() +
+                    !a->frames_file.empty();
   if (modes > 1)
-    return *err = "-p, --logits, --gram, --capture, --complete, --bench and --encode-image exclude each other", false;
+    return *err = "-p, --logits, --gram, --capture, --complete, --bench, --encode-image and --encode-audio exclude "
+                  "each other",
+           false;
   if ((modes == 0 || a->has_prompt || !a->complete_file.empty() || a->serve_stdio) != a->out_file.empty())
-    return *err = "-o goes with --logits, --gram, --capture, --bench or --encode-image", false;
+    return *err = "-o goes with --logits, --gram, --capture, --bench, --encode-image or --encode-audio", false;
   if (!a->options_file.empty() && a->complete_file.empty()) return *err = "--options goes with --complete", false;
   if (a->patches_file.empty() != a->positions_file.empty())
     return *err = "--encode-image PATCHES.npy goes with --positions POS.npy", false;
@@ -282,6 +289,20 @@ int run_encode_image(Engine& engine, const Args& a) {
   const std::vector<float> soft = engine.encode_image(patches, positions.as<int32_t>(), &err);
   if (soft.empty()) return fail(a.patches_file + ": " + err);
   if (!write_npy_f32(a.out_file, soft, soft.size() / vision->out_dim, static_cast<uint64_t>(vision->out_dim), &err))
+    return fail(err);
+  return 0;
+}
+
+// The audio tower's soft tokens of one clip's valid log-mel frames ([n, mel] float32, time-major).
+int run_encode_audio(Engine& engine, const Args& a) {
+  std::string err;
+  const EncoderSpec* audio = engine.spec().audio;
+  if (!audio) return fail(a.bundle + ": the model has no audio tower");
+  std::vector<float> frames;
+  if (!read_f32_rows(a.frames_file, audio->row_width, &frames, &err)) return fail(err);
+  const std::vector<float> soft = engine.encode_audio(frames, &err);
+  if (soft.empty()) return fail(a.frames_file + ": " + err);
+  if (!write_npy_f32(a.out_file, soft, soft.size() / audio->out_dim, static_cast<uint64_t>(audio->out_dim), &err))
     return fail(err);
   return 0;
 }
@@ -472,6 +493,7 @@ int bundle_main(int argc, char** argv) {
     if (!a.gram_file.empty()) return run_gram(*engine, a);
     if (!a.capture_file.empty()) return run_capture(*engine, a);
     if (!a.patches_file.empty()) return run_encode_image(*engine, a);
+    if (!a.frames_file.empty()) return run_encode_audio(*engine, a);
     return a.ids_file.empty() ? run_generate(*engine, a) : run_logits(*engine, a);
   } catch (const std::exception& e) {
     return fail(std::string("internal error: ") + e.what());

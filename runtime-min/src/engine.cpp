@@ -226,11 +226,20 @@ std::vector<float> Engine::logits(const std::vector<int32_t>& ids, std::string* 
 std::vector<float> Engine::logits(const std::vector<int32_t>& ids, const std::vector<float>& soft_tokens,
                                   std::string* err) {
   if (soft_tokens.empty()) return logits(ids, err);
-  const EncoderSpec* vision = impl_->spec.vision;
-  if (!vision) return *err = "the model has no vision tower to take soft tokens", std::vector<float>();
+  // The audio tower's placeholders take the soft tokens when the prompt holds them, else the vision tower's.
+  const EncoderSpec* audio = impl_->spec.audio;
+  const bool has_audio = audio && std::find(ids.begin(), ids.end(), audio->token_id) != ids.end();
+  const EncoderSpec* tower = has_audio ? audio : impl_->spec.vision;
+  if (!tower) return *err = "the model has no vision tower to take soft tokens", std::vector<float>();
+  const size_t width = static_cast<size_t>(impl_->spec.dim);
+  if (const size_t slots = static_cast<size_t>(std::count(ids.begin(), ids.end(), tower->token_id));
+      has_audio && soft_tokens.size() != slots * width)  // place_soft_tokens says it of images
+    return *err = std::to_string(slots) + " audio placeholders but " + std::to_string(soft_tokens.size() / width) +
+                  " soft tokens of " + std::to_string(width) + " values",
+           std::vector<float>();
   // The placeholders take the soft tokens in order; their own lookups read the pad id, as transformers does.
   ImagePrompt placed;
-  if (!place_soft_tokens(*vision, impl_->spec.dim, ids, soft_tokens, &placed, err)) return {};
+  if (!place_soft_tokens(*tower, impl_->spec.dim, ids, soft_tokens, &placed, err)) return {};
   return impl_->all_logits(placed.lookup, placed.rows.data(), placed.mask.data(), err);
 }
 
@@ -245,8 +254,26 @@ std::vector<float> Engine::encode_image(const std::vector<float>& patches, const
   if (!check_patch_grid(*vision, positions.data(), static_cast<int32_t>(rows), err)) return {};
   const int32_t soft = static_cast<int32_t>(rows) / (vision->pooling * vision->pooling);
   std::vector<float> out(static_cast<size_t>(soft) * vision->out_dim);
-  if (!impl_->model->encode_image(patches.data(), positions.data(), static_cast<int32_t>(rows), out.data()))
+  if (!impl_->model->encode(*vision, patches.data(), positions.data(), static_cast<int32_t>(rows), out.data()))
     return *err = "out of memory for the vision tower's arena", std::vector<float>();
+  return out;
+}
+
+std::vector<float> Engine::encode_audio(const std::vector<float>& features, std::string* err) {
+  const EncoderSpec* audio = impl_->spec.audio;
+  if (!audio) return *err = "the model has no audio tower", std::vector<float>();
+  const size_t width = static_cast<size_t>(audio->row_width), frames = features.size() / width;
+  if (features.size() % width != 0)
+    return *err = "mel frames must be [n, " + std::to_string(width) + "]", std::vector<float>();
+  if (frames == 0) return *err = "the clip has no complete mel frame (161 samples or more make one)", std::vector<float>();
+  if (frames > static_cast<size_t>(audio->max_rows))
+    return *err = std::to_string(frames) + " mel frames are more than the " + std::to_string(audio->max_rows) +
+                  " (30 s) the audio tower was compiled for",
+           std::vector<float>();
+  const size_t soft = (frames + audio->rows_per_token - 1) / audio->rows_per_token;
+  std::vector<float> out(soft * audio->out_dim);
+  if (!impl_->model->encode(*audio, features.data(), nullptr, static_cast<int32_t>(frames), out.data()))
+    return *err = "out of memory for the audio tower's arena", std::vector<float>();
   return out;
 }
 

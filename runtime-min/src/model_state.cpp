@@ -55,13 +55,13 @@ std::unique_ptr<BoundModel> BoundModel::bind(const ModelSpec& spec, const Blob& 
   return m;
 }
 
-bool BoundModel::encode_image(const float* patches, const int32_t* positions, int32_t rows, float* soft_tokens) const {
-  const EncoderSpec& vision = *spec_->vision;
-  HugePageMemory arena(vision.arena_bytes);
+bool BoundModel::encode(const EncoderSpec& tower, const float* rows_in, const int32_t* positions, int32_t rows,
+                        float* soft_tokens) const {
+  HugePageMemory arena(tower.arena_bytes);
   if (!arena.data()) return false;
   ModelState s = state_;
   s.arena = static_cast<float*>(arena.data());
-  vision.encode(s, patches, positions, rows, soft_tokens);
+  tower.encode(s, rows_in, positions, rows, soft_tokens);
   return true;
 }
 

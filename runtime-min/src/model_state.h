@@ -41,9 +41,11 @@ class BoundModel {
   /// thread pool they always run on the calling thread.
   void set_threads(int32_t threads);
   int32_t threads() const;
-  /// Runs the vision tower (spec.vision) on an arena of its own, held only during the call; false when that arena
-  /// cannot be allocated. The patches must pass check_patch_grid.
-  bool encode_image(const float* patches, const int32_t* positions, int32_t rows, float* soft_tokens) const;
+  /// Runs an encoder tower of the spec (spec.vision, spec.audio) on an arena of its own, held only during the call;
+  /// false when that arena cannot be allocated. A vision tower's patches must pass check_patch_grid; an audio tower
+  /// takes 1 to max_rows frames.
+  bool encode(const EncoderSpec& tower, const float* rows_in, const int32_t* positions, int32_t rows,
+              float* soft_tokens) const;
   /// Zeroes the KV cache (start of a new sequence).
   void clear_kv();
   uint64_t kv_bytes() const { return kv_.bytes(); }

@@ -66,6 +66,18 @@ def run(cmd, args, check=True, **kwargs):
     return proc
 
 
+def refused(args, what, cmd, expect):
+    """Runs cmd, which writes its -o file, and fails the test unless it is refused: exit 1, a last line on stderr
+    holding expect, nothing written."""
+    out = cmd[cmd.index("-o") + 1]
+    proc = run(cmd, args, check=False)
+    lines = proc.stderr.decode().strip().splitlines()
+    said = lines[-1] if lines else "(nothing said)"
+    print(f"refused: {what}: {said}")
+    if not (proc.returncode == 1 and lines and expect in lines[-1] and not os.path.exists(out)):
+        raise SystemExit(f"FAIL: refused: {what}")
+
+
 def cpu_flags():
     """The x86 feature flags /proc/cpuinfo lists (the kernel's spelling, e.g. avx512_vnni); empty elsewhere."""
     if os.path.exists("/proc/cpuinfo"):

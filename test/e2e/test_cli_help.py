@@ -12,7 +12,7 @@ COMMANDS = {
                 "--embed-weights", "--threads"],
     "run": ["-p", "-n", "-t", "--seed", "--top-k", "--threads", "--target", "--max-seq"],
     "logits": ["--token-ids", "-o", "--soft-tokens", "--threads", "--target"],
-    "encode": ["--image", "--pixels", "--max-soft-tokens", "-o", "--threads", "--target"],
+    "encode": ["--image", "--pixels", "--audio", "--features", "--max-soft-tokens", "-o", "--threads", "--target"],
     "tokenize": ["--decode", "--no-special"],
     "render": ["--messages", "--tools", "--no-generation-prompt"],
     "eval": ["--text", "--bits", "--method", "--calibration", "--tasks", "--score-after", "--json"],

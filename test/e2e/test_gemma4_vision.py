@@ -214,11 +214,7 @@ def main():
 
     # Bad input: one line naming the problem, exit 1, nothing written.
     def refused(what, cmd, expect):
-        out = cmd[cmd.index("-o") + 1]
-        proc = common.run(cmd, args, check=False)
-        lines = proc.stderr.decode().strip().splitlines()
-        ok = proc.returncode == 1 and lines and expect in lines[-1] and not os.path.exists(out)
-        check(f"refused: {what}", ok, lines[-1] if lines else "(nothing said)")
+        common.refused(args, what, cmd, expect)
 
     off_grid, wide, not_npy = (os.path.join(w, f) for f in ("off-grid.npy", "wide.npy", "not.npy"))
     np.save(off_grid, images["square"][:100, :100])

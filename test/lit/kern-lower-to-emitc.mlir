@@ -214,3 +214,37 @@ module {
     return
   }
 }
+
+// -----
+
+// An audio entry is saguaro_model_encode_audio(state, features, positions, rows, soft_tokens), EncodeFn's signature
+// with positions unused; rows_2 and rows_4 are the frames after each stride-2 subsampling, rounded up.
+// CHECK-LABEL: emitc.func @saguaro_model_encode_audio(
+// CHECK-SAME: %[[S:[^:]+]]: !emitc.opaque<"const saguaro::ModelState&">, %[[F:[^:]+]]: !emitc.ptr<!emitc.opaque<"const float">>, %[[POS:[^:]+]]: !emitc.ptr<!emitc.opaque<"const int32_t">>, %[[N:[^:]+]]: i32, %[[OUT:[^:]+]]: !emitc.ptr<f32>) {
+// CHECK-NEXT: %[[ARENA:.*]] = emitc.call_opaque "arena_of"(%[[S]])
+// CHECK-NEXT: %[[ONE:.*]] = emitc.literal "1" : i32
+// CHECK-NEXT: %[[UP2:.*]] = emitc.add %[[N]], %[[ONE]] : (i32, i32) -> i32
+// CHECK-NEXT: %[[TWO:.*]] = emitc.literal "2" : i32
+// CHECK-NEXT: %[[R2:.*]] = emitc.div %[[UP2]], %[[TWO]] : (i32, i32) -> i32
+// CHECK-NEXT: %[[ONE4:.*]] = emitc.literal "1" : i32
+// CHECK-NEXT: %[[UP4:.*]] = emitc.add %[[R2]], %[[ONE4]] : (i32, i32) -> i32
+// CHECK-NEXT: %[[TWO4:.*]] = emitc.literal "2" : i32
+// CHECK-NEXT: %[[R4:.*]] = emitc.div %[[UP4]], %[[TWO4]] : (i32, i32) -> i32
+// CHECK-NOT:  kv_of
+// CHECK:      emitc.call_opaque "saguaro::kernels::copy_rows_f32"(%[[N]], %[[F]], %{{.*}})
+// CHECK:      emitc.call_opaque "saguaro::kernels::silu_rows_f32"(%[[R2]], %{{.*}})
+// CHECK:      emitc.call_opaque "saguaro::kernels::copy_rows_f32"(%[[R4]], %{{.*}}, %[[OUT]])
+// CPP-LABEL: void saguaro_model_encode_audio(
+// CPP:       int32_t [[UP2:v[0-9]+]] = [[N:v[0-9]+]] + 1;
+// CPP-NEXT:  int32_t [[R2:v[0-9]+]] = [[UP2]] / 2;
+// CPP-NEXT:  int32_t [[UP4:v[0-9]+]] = [[R2]] + 1;
+// CPP-NEXT:  int32_t [[R4:v[0-9]+]] = [[UP4]] / 2;
+module {
+  func.func @encode_audio() attributes {llm.entry = "audio"} {
+    %a = kern.alloc {offset = 0 : i64} : memref<12x8xf32>
+    kern.call %a : memref<12x8xf32> {callee = "copy_rows_f32", template_args = [8], args = [#kern.param<"rows">, #kern.param<"features">, 0 : index]}
+    kern.call %a : memref<12x8xf32> {callee = "silu_rows_f32", template_args = [8], args = [#kern.param<"rows_2">, 0 : index]}
+    kern.call %a : memref<12x8xf32> {callee = "copy_rows_f32", template_args = [8], args = [#kern.param<"rows_4">, 0 : index, #kern.param<"soft_tokens">]}
+    return
+  }
+}

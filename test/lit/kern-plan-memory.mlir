@@ -117,9 +117,9 @@ module {
 
 // -----
 
-// A vision tower's entry runs on an arena of its own: the module's kern.arena_bytes stays the decoder's, and
-// kern.vision_arena_bytes holds the tower's.
-// CHECK: module attributes {kern.arena_bytes = 256 : i64, {{.*}}kern.vision_arena_bytes = 1024 : i64}
+// Each tower's entry runs on an arena of its own: the module's kern.arena_bytes stays the decoder's,
+// kern.vision_arena_bytes and kern.audio_arena_bytes hold the towers'.
+// CHECK: module attributes {kern.arena_bytes = 256 : i64, kern.audio_arena_bytes = 512 : i64, {{.*}}kern.vision_arena_bytes = 1024 : i64}
 module {
   func.func @decode() attributes {llm.entry = "decode"} {
     %a = kern.alloc : memref<1x64xf32>
@@ -129,6 +129,11 @@ module {
   func.func @encode_image() attributes {llm.entry = "vision", llm.pooling = 3 : i64} {
     %a = kern.alloc : memref<4x64xf32>
     kern.call %a : memref<4x64xf32> {callee = "add_f32", template_args = [64], args = [#kern.param<"rows">, 0 : index, 0 : index]}
+    return
+  }
+  func.func @encode_audio() attributes {llm.entry = "audio"} {
+    %a = kern.alloc : memref<2x64xf32>
+    kern.call %a : memref<2x64xf32> {callee = "add_f32", template_args = [64], args = [#kern.param<"rows">, 0 : index, 0 : index]}
     return
   }
 }

@@ -285,3 +285,28 @@ module attributes {llm.max_seq = 16 : i64} {
     return %p : tensor<36x48xf32>
   }
 }
+
+// -----
+
+// An audio entry takes its mel frames only.
+module attributes {llm.max_seq = 16 : i64} {
+  // expected-error @+1 {{an audio entry point takes exactly one argument: the mel frames (tensor<Txmelxf32>)}}
+  func.func @encode_audio(%f: tensor<12x128xf32>, %pos: tensor<12x2xi32>) -> tensor<12x128xf32> attributes {llm.entry = "audio"} {
+    %s = llm.silu %f : tensor<12x128xf32>
+    return %s : tensor<12x128xf32>
+  }
+}
+
+// -----
+
+// The runtime knows the frame counts after two subsamplings only.
+module attributes {llm.max_seq = 16 : i64} {
+  func.func @encode_audio(%f: tensor<8x4xf32>) -> tensor<1x2xf32> attributes {llm.entry = "audio"} {
+    %c0 = llm.subsample_conv %f {weight = #llm.weight<"c">, norm = #llm.weight<"n">, in_channels = 1 : i64, eps = 1.0e-6 : f32} : tensor<8x4xf32> -> tensor<4x2xf32>
+    %c1 = llm.subsample_conv %c0 {weight = #llm.weight<"c">, norm = #llm.weight<"n">, in_channels = 1 : i64, eps = 1.0e-6 : f32} : tensor<4x2xf32> -> tensor<2x1xf32>
+    // expected-error @+1 {{'llm.subsample_conv' op subsamples frames that are already subsampled twice}}
+    %c2 = llm.subsample_conv %c1 {weight = #llm.weight<"c">, norm = #llm.weight<"n">, in_channels = 1 : i64, eps = 1.0e-6 : f32} : tensor<2x1xf32> -> tensor<1x1xf32>
+    %l = llm.linear %c2 {weight = #llm.weight<"w">} : tensor<1x1xf32> -> tensor<1x2xf32>
+    return %l : tensor<1x2xf32>
+  }
+}

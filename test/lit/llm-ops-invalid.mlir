@@ -281,3 +281,72 @@ func.func @pool_patches_width(%x: tensor<36x8xf32>, %pos: tensor<36x2xi32>) -> t
   %p = llm.pool_patches %x, %pos {kernel = 3 : i64, scale = 1.0 : f32} : tensor<36x8xf32>, tensor<36x2xi32> -> tensor<4x4xf32>
   return %p : tensor<4x4xf32>
 }
+
+// -----
+
+// A stride-2 convolution makes ceil(rows / 2) frames.
+func.func @subsample_conv_rows(%x: tensor<9x128xf32>) -> tensor<4x512xf32> {
+  // expected-error @+1 {{'llm.subsample_conv' op halves 9 frames into 5, not 4}}
+  %c = llm.subsample_conv %x {weight = #llm.weight<"c">, norm = #llm.weight<"n">, in_channels = 1 : i64, eps = 1.0e-6 : f32} : tensor<9x128xf32> -> tensor<4x512xf32>
+  return %c : tensor<4x512xf32>
+}
+
+// -----
+
+// The input's columns are frequencies times channels.
+func.func @subsample_conv_channels(%x: tensor<9x128xf32>) -> tensor<5x512xf32> {
+  // expected-error @+1 {{'llm.subsample_conv' op input width 128 is not a whole number of 3 channels}}
+  %c = llm.subsample_conv %x {weight = #llm.weight<"c">, norm = #llm.weight<"n">, in_channels = 3 : i64, eps = 1.0e-6 : f32} : tensor<9x128xf32> -> tensor<5x512xf32>
+  return %c : tensor<5x512xf32>
+}
+
+// -----
+
+// The output's columns are ceil(frequencies / 2) times the output channels.
+func.func @subsample_conv_width(%x: tensor<9x128xf32>) -> tensor<5x100xf32> {
+  // expected-error @+1 {{'llm.subsample_conv' op result width 100 is not a whole number of channels at 64 frequencies}}
+  %c = llm.subsample_conv %x {weight = #llm.weight<"c">, norm = #llm.weight<"n">, in_channels = 1 : i64, eps = 1.0e-6 : f32} : tensor<9x128xf32> -> tensor<5x100xf32>
+  return %c : tensor<5x100xf32>
+}
+
+// -----
+
+func.func @local_attention_heads(%q: tensor<3x8xf32>) -> tensor<3x8xf32> {
+  // expected-error @+1 {{'llm.local_attention' op 3 heads of 4 do not make the row width 8}}
+  %a = llm.local_attention %q, %q, %q {heads = 3 : i64, head_dim = 4 : i64, per_dim_scale = #llm.weight<"pds">, relative_keys = #llm.weight<"relk">, chunk = 4 : i64, past = 4 : i64, future = 0 : i64, cap = 3.0 : f32} : tensor<3x8xf32>
+  return %a : tensor<3x8xf32>
+}
+
+// -----
+
+// With no past frame a query would not even see itself.
+func.func @local_attention_past(%q: tensor<3x8xf32>) -> tensor<3x8xf32> {
+  // expected-error @+1 {{'llm.local_attention' op needs chunk >= 1, past >= 1 (the frame itself) and future >= 0, got chunk 4, past 0, future 0}}
+  %a = llm.local_attention %q, %q, %q {heads = 2 : i64, head_dim = 4 : i64, per_dim_scale = #llm.weight<"pds">, relative_keys = #llm.weight<"relk">, chunk = 4 : i64, past = 0 : i64, future = 0 : i64, cap = 3.0 : f32} : tensor<3x8xf32>
+  return %a : tensor<3x8xf32>
+}
+
+// -----
+
+func.func @local_attention_cap(%q: tensor<3x8xf32>) -> tensor<3x8xf32> {
+  // expected-error @+1 {{'llm.local_attention' op cap must be positive}}
+  %a = llm.local_attention %q, %q, %q {heads = 2 : i64, head_dim = 4 : i64, per_dim_scale = #llm.weight<"pds">, relative_keys = #llm.weight<"relk">, chunk = 4 : i64, past = 4 : i64, future = 0 : i64, cap = 0.0 : f32} : tensor<3x8xf32>
+  return %a : tensor<3x8xf32>
+}
+
+// -----
+
+// The GLU halves the columns.
+func.func @gated_causal_conv_width(%g: tensor<3x16xf32>) -> tensor<3x16xf32> {
+  // expected-error @+1 {{'llm.gated_causal_conv' op gates 16 columns into 16, not half as many}}
+  %v = llm.gated_causal_conv %g {weight = #llm.weight<"dw">, kernel = 5 : i64} : tensor<3x16xf32> -> tensor<3x16xf32>
+  return %v : tensor<3x16xf32>
+}
+
+// -----
+
+func.func @gated_causal_conv_kernel(%g: tensor<3x16xf32>) -> tensor<3x8xf32> {
+  // expected-error @+1 {{'llm.gated_causal_conv' op kernel must be positive, got 0}}
+  %v = llm.gated_causal_conv %g {weight = #llm.weight<"dw">, kernel = 0 : i64} : tensor<3x16xf32> -> tensor<3x8xf32>
+  return %v : tensor<3x8xf32>
+}

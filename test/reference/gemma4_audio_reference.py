@@ -2,11 +2,15 @@
 
 Usage: gemma4_audio_reference.py soft-tokens --model DIR --features F.npy [--mask M.npy] -o OUT.npy
        gemma4_audio_reference.py tower --model DIR --features F.npy [--mask M.npy] -o OUT.npy
+       gemma4_audio_reference.py logits --model DIR --features F.npy [--mask M.npy] --tokens IDS -o OUT.npy
+                                 [--write-ids EXPANDED]
 
 F.npy holds Gemma4AudioFeatureExtractor's input_features of one clip, [frames, mel]; M.npy its input_features_mask,
 [frames] (default: every frame valid). soft-tokens writes embed_audio(tower) [n_soft, text hidden], the rows that
 replace the audio placeholders; tower writes output_proj's rows [n_soft, output_proj_dims]. n_soft =
-audio_token_count(valid frames). A refused config, a missing tensor or a malformed input is one line on stderr, exit 1
+audio_token_count(valid frames). logits writes the text decoder's logits [T, vocab] (gemma4_reference.py) of the
+prompt IDS with its one audio placeholder expanded to boa, n_soft placeholders, eoa and the clip's soft tokens in
+their place; --write-ids writes the expanded ids. A refused config, a missing tensor or a malformed input is one line on stderr, exit 1
 and no output file.
 
 docs/gemma4-audio.md lists every rule and the transformers class it is read from. This file computes attention
@@ -21,8 +25,10 @@ import sys
 
 import numpy as np
 
+import gemma4_reference as text
 import reference_cli
 from safetensors_io import read_model_dtypes, read_model_weights
+from token_ids import read_token_ids, write_token_ids
 
 TOWER = "model.audio_tower."
 EMBEDDER = "model.embed_audio.embedding_projection.weight"
@@ -354,13 +360,17 @@ def expand_audio_tokens(ids, counts, config):
 def main():
     """CLI entry point."""
     ap = argparse.ArgumentParser(prog="gemma4_audio_reference", description=__doc__.splitlines()[0])
-    ap.add_argument("what", choices=("soft-tokens", "tower"))
+    ap.add_argument("what", choices=("soft-tokens", "tower", "logits"))
     ap.add_argument("--model", required=True, help="Gemma4ForConditionalGeneration directory with an audio tower")
     ap.add_argument("--features", required=True, help="[frames, mel] .npy")
     ap.add_argument("--mask", help="[frames] .npy of the valid frames (default: all)")
+    ap.add_argument("--tokens", help="logits: token-id file holding one audio placeholder")
+    ap.add_argument("--write-ids", help="logits: also write the expanded token ids to this file")
     ap.add_argument("-o", "--output", required=True)
     a = ap.parse_args()
-    run = soft_tokens if a.what == "soft-tokens" else audio_tower
+    if (a.what == "logits") != (a.tokens is not None):
+        ap.error("--tokens goes with logits, and logits needs it")
+    run = {"soft-tokens": soft_tokens, "tower": audio_tower, "logits": soft_tokens}[a.what]
 
     def compute():
         model = AudioModel(a.model)
@@ -370,7 +380,20 @@ def main():
             check_input(model.cfg, features, mask)
         except ValueError as e:
             raise ValueError(f"{a.features if a.mask is None else a.features + ', ' + a.mask}: {e}") from None
-        return run(model, features, mask)
+        out = run(model, features, mask)
+        if a.what != "logits":
+            return out
+        with open(os.path.join(a.model, "config.json")) as f:
+            config = json.load(f)
+        try:
+            ids = expand_audio_tokens(read_token_ids(a.tokens), [len(out)], config)
+        except ValueError as e:
+            raise ValueError(f"{a.tokens}: {e}") from None
+        audio = config.get("audio_token_id", _TOKEN_DEFAULTS["audio_token_id"])
+        logits = text.forward(a.model, ids, soft_tokens=out, soft_token_id=audio)
+        if a.write_ids:
+            write_token_ids(a.write_ids, ids)
+        return logits
     return reference_cli.write_or_fail("gemma4_audio_reference", a.output, compute)
 
 

@@ -343,13 +343,14 @@ def place_soft_tokens(cfg, model_dir, x, image_rows, soft_tokens):
 
 
 def forward(model_dir, ids, dtype=np.float64, hidden_layer=None, kv_cache="f32", weights="f32", unused=None,
-            soft_tokens=None):
+            soft_tokens=None, soft_token_id=None):
     """Logits [T, vocab] of a full causal prefill of ids, computed in dtype; with hidden_layer L, the residual
     stream after L decoder layers instead. kv_cache "f16" rounds K and V to binary16 where they are made (a shared
     layer reads the rounded values); weights "f16" rounds every 2-D tensor to binary16. A list passed as `unused`
     receives the names of the tensors in the files that the forward does not read. soft_tokens [n, hidden] (the
-    gemma4 layout): the embedding rows of the n image placeholders, in order; the per-layer inputs then read the
-    pad token's table row there and project the merged embeddings."""
+    gemma4 layout): the embedding rows of the n image placeholders (soft_token_id's, e.g. the audio placeholder, when
+    given), in order; the per-layer inputs then read the pad token's table row there and project the merged
+    embeddings."""
     cfg = read_config(model_dir)
     w, stored, not_read = load_weights(model_dir, cfg, dtype, weights)
     if unused is not None:
@@ -357,7 +358,7 @@ def forward(model_dir, ids, dtype=np.float64, hidden_layer=None, kv_cache="f32",
     ids = np.asarray(ids, dtype=np.int64)
     if ids.size and (ids.min() < 0 or ids.max() >= cfg.vocab or (cfg.ple_dim and ids.max() >= cfg.ple_vocab)):
         raise ValueError(f"{model_dir}: a token id is outside the vocabulary")
-    image_rows = ids == cfg.image_token_id
+    image_rows = ids == (cfg.image_token_id if soft_token_id is None else soft_token_id)
     if cfg.placeholders:
         ids = np.where(np.isin(ids, list(cfg.placeholders)), cfg.pad_id, ids)
     embed_name = cfg.prefix + "embed_tokens.weight"

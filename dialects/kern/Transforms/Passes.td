@@ -11,9 +11,9 @@ def PlanMemory : Pass<"kern-plan-memory", "mlir::ModuleOp"> {
     placed in order of first use at the lowest 64-byte-aligned offset that does not
     overlap any buffer live at the same time (first fit). Each function's arena size
     goes to its `kern.arena_bytes` attribute and the maximum over all functions (they
-    share one arena) to the module's, except for a vision tower's entry (`llm.entry =
-    "vision"`): it runs on an arena of its own, `kern.vision_arena_bytes`, which the runtime
-    holds only while it encodes an image. The module attribute `kern.memory_plan` records,
+    share one arena) to the module's, except for an encoder tower's entry (`llm.entry =
+    "vision"` or `"audio"`): it runs on an arena of its own, `kern.vision_arena_bytes` or
+    `kern.audio_arena_bytes`, which the runtime holds only while it encodes an image or a clip. The module attribute `kern.memory_plan` records,
     per function, every buffer's offset, size and live range in call indices.
 
     ```mlir

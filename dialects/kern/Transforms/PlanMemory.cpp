@@ -10,6 +10,8 @@
 #include "mlir/IR/Builders.h"
 
 #include <algorithm>
+#include <map>
+#include <string>
 
 namespace saguaro::kern {
 #define GEN_PASS_DEF_PLANMEMORY
@@ -100,7 +102,8 @@ FailureOr<int64_t> planFunction(func::FuncOp fn, SmallVectorImpl<Attribute> &pla
 struct PlanMemoryPass : saguaro::kern::impl::PlanMemoryBase<PlanMemoryPass> {
   void runOnOperation() override {
     Builder b(&getContext());
-    int64_t arena = 0, visionArena = 0;
+    int64_t arena = 0;
+    std::map<std::string, int64_t> encoderArenas; // by entry kind
     SmallVector<NamedAttribute> plans;
     for (auto fn : getOperation().getOps<func::FuncOp>()) {
       if (fn.isExternal())
@@ -109,17 +112,19 @@ struct PlanMemoryPass : saguaro::kern::impl::PlanMemoryBase<PlanMemoryPass> {
       FailureOr<int64_t> bytes = planFunction(fn, buffers);
       if (failed(bytes))
         return signalPassFailure();
-      // An encoder tower runs on its own arena, which exists only while it runs.
+      // An encoder tower (vision, audio) runs on its own arena, which exists only while it runs.
       auto kind = fn->getAttrOfType<StringAttr>("llm.entry");
-      int64_t &shared = kind && kind.getValue() == "vision" ? visionArena : arena;
+      bool encoder = kind && (kind.getValue() == "vision" || kind.getValue() == "audio");
+      int64_t &shared = encoder ? encoderArenas[kind.getValue().str()] : arena;
       shared = std::max(shared, *bytes);
       plans.push_back(b.getNamedAttr(
           fn.getSymName(), b.getDictionaryAttr({b.getNamedAttr("arena_bytes", b.getI64IntegerAttr(*bytes)),
                                                 b.getNamedAttr("buffers", b.getArrayAttr(buffers))})));
     }
     getOperation()->setAttr("kern.arena_bytes", b.getI64IntegerAttr(arena));
-    if (visionArena > 0)
-      getOperation()->setAttr("kern.vision_arena_bytes", b.getI64IntegerAttr(visionArena));
+    for (const auto &[kind, bytes] : encoderArenas) // kern.vision_arena_bytes, kern.audio_arena_bytes
+      if (bytes > 0)
+        getOperation()->setAttr("kern." + kind + "_arena_bytes", b.getI64IntegerAttr(bytes));
     // The plan per function, kept on the module so the bundle's manifest can show it.
     getOperation()->setAttr("kern.memory_plan", b.getDictionaryAttr(plans));
   }

@@ -230,3 +230,40 @@ LogicalResult PoolPatchesOp::verify() {
                          << featuresOf(getPositions().getType());
   return sameRows(*this, getInput().getType(), getPositions().getType());
 }
+
+LogicalResult SubsampleConvOp::verify() {
+  int64_t channels = getInChannels(), in = featuresOf(getInput().getType()), out = featuresOf(getType());
+  if (channels <= 0 || in % channels != 0)
+    return emitOpError() << "input width " << in << " is not a whole number of " << channels << " channels";
+  int64_t freq = (getInFreq() + 1) / 2;
+  if (out % freq != 0)
+    return emitOpError() << "result width " << out << " is not a whole number of channels at " << freq
+                         << " frequencies";
+  if (int64_t rows = rowsOf(getInput().getType()); rowsOf(getType()) != (rows + 1) / 2)
+    return emitOpError() << "halves " << rows << " frames into " << (rows + 1) / 2 << ", not "
+                         << rowsOf(getType());
+  return success();
+}
+
+LogicalResult LocalAttentionOp::verify() {
+  if (getHeads() <= 0 || getHeadDim() <= 0 || getHeads() * getHeadDim() != featuresOf(getType()))
+    return emitOpError() << getHeads() << " heads of " << getHeadDim() << " do not make the row width "
+                         << featuresOf(getType());
+  if (featuresOf(getType()) % 2 != 0)
+    return emitOpError("the sinusoid of a relative position needs an even row width");
+  if (getPast() < 1 || getFuture() < 0 || getChunk() < 1)
+    return emitOpError() << "needs chunk >= 1, past >= 1 (the frame itself) and future >= 0, got chunk "
+                         << getChunk() << ", past " << getPast() << ", future " << getFuture();
+  if (!(getCap().convertToFloat() > 0.0f))
+    return emitOpError("cap must be positive");
+  return success();
+}
+
+LogicalResult GatedCausalConvOp::verify() {
+  if (getKernel() <= 0)
+    return emitOpError() << "kernel must be positive, got " << getKernel();
+  if (featuresOf(getInput().getType()) != 2 * featuresOf(getType()))
+    return emitOpError() << "gates " << featuresOf(getInput().getType()) << " columns into "
+                         << featuresOf(getType()) << ", not half as many";
+  return sameRows(*this, getInput().getType(), getType());
+}

@@ -288,5 +288,6 @@ def Llm_LogitsOp : Llm_Op<"logits", [Pure]> {
 }
 
 include "LlmEncoderOps.td"
+include "LlmAudioOps.td"
 
 #endif // SAGUARO_LLM_OPS

@@ -68,8 +68,11 @@ private:
     return k ? k.getValue() : StringRef();
   }
   bool isProbe() { return kind() == "probe"; }
-  /// A tower's entry: patch rows and positions in, soft tokens out (llm.entry = "vision").
-  bool isEncoder() { return kind() == "vision"; }
+  /// A tower's entry: its input rows in (an image's patches and their positions, llm.entry = "vision"; a clip's
+  /// mel frames, "audio"), soft tokens out.
+  bool isEncoder() { return kind() == "vision" || kind() == "audio"; }
+  /// The runtime parameter of an encoder's input rows.
+  StringRef encoderInput() { return kind() == "vision" ? "patches" : "features"; }
 
   // Argument builders for kern.call.
   Attribute buffer(int64_t i) { return b.getIndexAttr(i); }
@@ -100,8 +103,8 @@ private:
     return buffers.lookup(v);
   }
   static int64_t features(Value v) { return cast<RankedTensorType>(v.getType()).getDimSize(1); }
-  /// The runtime row count of activation `v`: the entry's `rows`, or `soft_rows` downstream of a vision tower's
-  /// pooling.
+  /// The runtime row count of activation `v`: the entry's `rows`, `soft_rows` downstream of a vision tower's
+  /// pooling, `rows_2` and `rows_4` downstream of an audio tower's first and second subsampling.
   Attribute rowsOf(Value v) {
     Attribute r = rowParams.lookup(v);
     return r ? r : param("rows");
@@ -497,6 +500,56 @@ LogicalResult FunctionLowering::lower(Operation *op) {
         rowParams[p] = param("soft_rows");
         return success();
       })
+      .Case([&](SubsampleConvOp c) -> LogicalResult {
+        // Each subsampling halves the frames: rows -> rows_2 -> rows_4 (defined by the entry's ABI).
+        Attribute half = rows == param("rows") ? param("rows_2") : rows == param("rows_2") ? param("rows_4") : Attribute();
+        if (!half)
+          return c.emitOpError("subsamples frames that are already subsampled twice");
+        Value out = allocLike(loc, c);
+        call(loc, kern::kSubsampleConvF32, {i64(c.getInFreq()), c.getInChannelsAttr(), i64(c.getOutChannels())},
+             {buffers.lookup(c.getInput()), out},
+             {rows, buffer(0), weight(c.getWeight()), weight(c.getNorm()), c.getEpsAttr(), buffer(1),
+              param("parallel")});
+        buffers[c] = out;
+        rowParams[c] = half;
+        return success();
+      })
+      .Case([&](LocalAttentionOp a) {
+        int64_t width = features(a);
+        Value table = alloc(names::derived(loc, "table"), {a.getTableEnd() + 2, width});
+        Value out = allocLike(loc, a);
+        call(loc, kern::kLocalAttentionF32,
+             {a.getHeadsAttr(), a.getHeadDimAttr(), a.getPastAttr(), a.getFutureAttr(), i64(a.getTableEnd())},
+             {buffers.lookup(a.getQ()), buffers.lookup(a.getK()), buffers.lookup(a.getV()), table, out},
+             {rows, buffer(0), buffer(1), buffer(2), weight(a.getPerDimScale()), weight(a.getRelativeKeys()),
+              a.getCapAttr(), buffer(3), buffer(4), param("parallel")});
+        buffers[a] = out;
+        return success();
+      })
+      .Case([&](GatedCausalConvOp c) {
+        Value gated = alloc(names::derived(loc, "glu"), cast<RankedTensorType>(c.getType()).getShape());
+        Value out = allocLike(loc, c);
+        call(loc, kern::kGatedCausalConvF32, {i64(features(c)), c.getKernelAttr()},
+             {buffers.lookup(c.getInput()), gated, out}, {rows, buffer(0), weight(c.getWeight()), buffer(1), buffer(2)});
+        buffers[c] = out;
+        return success();
+      })
+      .Case([&](SiluOp s) -> LogicalResult {
+        FailureOr<Value> x = inPlace(s, s.getInput());
+        if (failed(x))
+          return failure();
+        call(loc, kern::kSiluRowsF32, {i64(features(s))}, *x, {rows, buffer(0)});
+        buffers[s] = *x;
+        return success();
+      })
+      .Case([&](AddBiasOp ab) -> LogicalResult {
+        FailureOr<Value> x = inPlace(ab, ab.getInput());
+        if (failed(x))
+          return failure();
+        call(loc, kern::kAddBiasF32, {i64(features(ab))}, *x, {rows, buffer(0), weight(ab.getBias())});
+        buffers[ab] = *x;
+        return success();
+      })
       .Case([&](InjectEmbeddingsOp ie) -> LogicalResult {
         FailureOr<Value> x = inPlace(ie, ie.getInput());
         if (failed(x))
@@ -532,7 +585,10 @@ LogicalResult FunctionLowering::run() {
     return i < fn.getNumArguments() ? dyn_cast<RankedTensorType>(fn.getArgument(i).getType()) : RankedTensorType();
   };
   RankedTensorType input = argType(0);
-  if (isEncoder()) {
+  if (kind() == "audio") {
+    if (fn.getNumArguments() != 1 || !input || input.getRank() != 2 || !input.getElementType().isF32())
+      return fn.emitOpError("an audio entry point takes exactly one argument: the mel frames (tensor<Txmelxf32>)");
+  } else if (isEncoder()) {
     RankedTensorType positions = argType(1);
     if (fn.getNumArguments() != 2 || !input || input.getRank() != 2 || !input.getElementType().isF32() ||
         !positions || positions.getRank() != 2 || positions.getDimSize(1) != 2 ||
@@ -552,12 +608,13 @@ LogicalResult FunctionLowering::run() {
       lastReader[a.getCacheLayer()] = a;
   }
   if (isEncoder()) {
-    // The patches, read-only to the entry, are copied into its arena.
+    // The input rows, read-only to the entry, are copied into its arena.
     b.setInsertionPointToStart(&body);
-    Location loc = names::at(fn.getContext(), "x_patches", "patches");
-    Value patches = alloc(loc, input.getShape());
-    call(loc, kern::kCopyRowsF32, {i64(input.getDimSize(1))}, patches, {param("rows"), param("patches"), buffer(0)});
-    buffers[fn.getArgument(0)] = patches;
+    Location loc = names::at(fn.getContext(), ("x_" + encoderInput()).str(), encoderInput());
+    Value rowsIn = alloc(loc, input.getShape());
+    call(loc, kern::kCopyRowsF32, {i64(input.getDimSize(1))}, rowsIn,
+         {param("rows"), param(encoderInput()), buffer(0)});
+    buffers[fn.getArgument(0)] = rowsIn;
   }
   for (Operation *op : ops) {
     // Every activation operand must come from an op lowered before (the tokens, or a probe's hidden rows, are

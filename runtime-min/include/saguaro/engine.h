@@ -74,14 +74,18 @@ class Engine {
                 GenerateStats* stats, std::string* err);
   /// Logits of every position for token ids fed from position 0 ([ids.size()][vocab] row-major); empty + err on bad ids.
   std::vector<float> logits(const std::vector<int32_t>& ids, std::string* err);
-  /// The same with an image's soft tokens: the ids equal to the vision tower's placeholder take, in order, the rows
-  /// of `soft_tokens` (n × dim floats, n placeholders); empty soft_tokens: logits(ids, err).
+  /// The same with an image's or a clip's soft tokens: the ids equal to the audio tower's placeholder when the prompt
+  /// holds one, else the vision tower's, take, in order, the rows of `soft_tokens` (n × dim floats, n placeholders);
+  /// empty soft_tokens: logits(ids, err).
   std::vector<float> logits(const std::vector<int32_t>& ids, const std::vector<float>& soft_tokens, std::string* err);
   /// The vision tower's soft tokens (n / pooling² × dim floats) of one image's n patches (n × row_width floats, in
   /// EncoderSpec's layout) at `positions` (n × 2: column, row of the patch grid); empty + err when the model has no
   /// vision tower or the patches do not tile a grid it can pool (runtime-min/src/patch_grid.h).
   std::vector<float> encode_image(const std::vector<float>& patches, const std::vector<int32_t>& positions,
                                   std::string* err);
+  /// The audio tower's soft tokens (ceil(n / 4) × dim floats) of one clip's n valid log-mel frames (n × mel floats,
+  /// time-major, Gemma 4's features); empty + err when the model has no audio tower or n is not 1 to max_rows.
+  std::vector<float> encode_audio(const std::vector<float>& features, std::string* err);
   /// Token ids of `text` (BOS first when the tokenizer's config says so).
   bool tokenize(std::string_view text, std::vector<int32_t>* ids, std::string* err);
 

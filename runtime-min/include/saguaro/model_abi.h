@@ -10,18 +10,21 @@ struct WeightSpec { const char* name; DType dtype; uint64_t bytes; const char* l
 struct ModelState;
 /// The compiled confidence probe (llm.probe_head): p(wrong) from n ≥ 1 rows of the hidden tap (n × dim floats).
 using ProbeFn = void (*)(const ModelState& s, float* hidden, int32_t n, float* p_wrong);
-/// An encoder tower: `rows` patches of one image (rows × row_width floats, each at positions[2r] = column,
-/// positions[2r + 1] = row of the patch grid) -> rows / pooling² soft tokens (× out_dim floats) for the decoder.
+/// An encoder tower: `rows` input rows (rows × row_width floats) -> ceil(rows / rows_per_token) soft tokens (× out_dim
+/// floats) for the decoder. The vision tower's rows are one image's patches, each at positions[2r] = column,
+/// positions[2r + 1] = row of the patch grid; the audio tower's are a clip's valid log-mel frames (positions: null).
 /// It runs on its own arena: s.arena must hold EncoderSpec::arena_bytes.
-using EncodeFn = void (*)(const ModelState& s, const float* patches, const int32_t* positions, int32_t rows,
+using EncodeFn = void (*)(const ModelState& s, const float* rows_in, const int32_t* positions, int32_t rows,
                           float* soft_tokens);
-/// What the runtime needs to know of an encoder tower (the vision tower: saguaro_model_encode_image).
+/// What the runtime needs to know of an encoder tower (saguaro_model_encode_image, saguaro_model_encode_audio).
 struct EncoderSpec {
-  int32_t max_rows;          // patches per call: the compiled soft-token budget × pooling²
-  int32_t row_width;         // floats per patch: 3 · patch_size² (row dy, column dx, channel c at (dy·p + dx)·3 + c)
-  int32_t patch_size;        // pixels per patch side
-  int32_t pooling;           // a soft token averages pooling × pooling neighbouring patches
-  int32_t position_limit;    // patch coordinates must be below it (the position table's rows)
+  int32_t max_rows;          // rows per call: the compiled soft-token budget × pooling² patches, or mel frames
+  int32_t row_width;         // floats per row: 3 · patch_size² per patch (row dy, column dx, channel c at
+                             // (dy·p + dx)·3 + c), or mel bins per frame
+  int32_t patch_size;        // vision: pixels per patch side (audio: 0)
+  int32_t pooling;           // vision: a soft token averages pooling × pooling neighbouring patches (audio: 0)
+  int32_t position_limit;    // vision: patch coordinates must be below it, the position table's rows (audio: 0)
+  int32_t rows_per_token;    // input rows per soft token: pooling² (vision), 4 (audio, the last token takes the rest)
   int32_t out_dim;           // floats per soft token: the decoder's dim
   int32_t token_id;          // the placeholder token each soft token replaces
   int32_t begin_id, end_id;  // the tokens around an image's soft tokens
@@ -43,6 +46,7 @@ struct ModelSpec {
   const char* target;        // the --target model.cpp was compiled for (null: generic); binding refuses a CPU
                              // that lacks its extensions (kernels/cpu_features.h)
   const EncoderSpec* vision; // null: no vision tower
+  const EncoderSpec* audio;  // null: no audio tower
 };
 /// Receives the first `rows` rows of a [rows, cols] activation at a `kern.tap` (calibration builds, and the
 /// hidden tap a probe reads).

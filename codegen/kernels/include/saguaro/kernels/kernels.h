@@ -17,6 +17,7 @@
 #include "saguaro/kernels/generic/activation.h"
 #include "saguaro/kernels/generic/attention.h"
 #include "saguaro/kernels/generic/attention_full.h"
+#include "saguaro/kernels/generic/conformer.h"
 #include "saguaro/kernels/generic/cq.h"
 #include "saguaro/kernels/generic/cq_i8.h"
 #include "saguaro/kernels/generic/elementwise.h"
