@@ -60,7 +60,7 @@ def main():
             logits[target] = np.load(out)
         # Only model.cpp is compiled with the target's flags (runtime-min is baseline x86-64, its bench picks a
         # multiply-accumulate loop at run time): every kernel is instantiated there.
-        found = avx512_lines(args, os.path.join(bundle, "build", "CMakeFiles", "saguaro_bundle.dir", "model.cpp.o"))
+        found = avx512_lines(args, os.path.join(bundle, "build", "CMakeFiles", "saguaro_model_code.dir", "model.cpp.o"))
         if target == "x86-avx2" and found:
             raise SystemExit(f"FAIL: the x86-avx2 model code contains AVX-512 instructions, e.g. {found[:3]}")
         if target == "x86-avx512vnni" and not any("vpdpbusd" in l for l in found):
