@@ -152,6 +152,23 @@ TEST(ChatPieces, InexpressibleTemplatesAreCompileErrors) {
   EXPECT_EQ(err, "chat_template line 1: unexpected end of template, expected 'endfor'");
 }
 
+// fuzz_chat_template's finding: literal text that is not UTF-8 compiled into pieces the runtime then refused to load.
+TEST(ChatPieces, TextThatIsNotUtf8IsACompileError) {
+  std::vector<uint8_t> bytes = {1, 2, 3};
+  std::string err;
+  EXPECT_FALSE(compile_chat_template("{% for m in messages %}\xff{{ m.content }}{% endfor %}", {}, &bytes, &err));
+  EXPECT_NE(err.find("chat_template: cannot be stored in a bundle (chat.template: piece"), std::string::npos) << err;
+  EXPECT_NE(err.find("is not UTF-8"), std::string::npos) << err;
+  EXPECT_EQ(bytes, (std::vector<uint8_t>{1, 2, 3}));  // nothing half-written
+  const std::string input = "/test/fuzz/regressions/fuzz_chat_template/non-utf8-literal-text.jinja";
+  std::ifstream in(std::string(SAGUARO_SOURCE_ROOT) + input, std::ios::binary);
+  std::stringstream found;
+  found << in.rdbuf();
+  ASSERT_FALSE(found.str().empty());
+  EXPECT_FALSE(compile_chat_template(found.str(), {}, &bytes, &err));
+  EXPECT_NE(err.find("is not UTF-8"), std::string::npos) << err;
+}
+
 TEST(ChatTensor, RoundTripAndCorruption) {
   ChatTemplate t;
   for (int k = 0; k < ChatTemplate::kNumPieces; ++k) t.pieces[k] = "p" + std::to_string(k);
