@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -160,13 +161,23 @@ TEST(ChatPieces, TextThatIsNotUtf8IsACompileError) {
   EXPECT_NE(err.find("chat_template: cannot be stored in a bundle (chat.template: piece"), std::string::npos) << err;
   EXPECT_NE(err.find("is not UTF-8"), std::string::npos) << err;
   EXPECT_EQ(bytes, (std::vector<uint8_t>{1, 2, 3}));  // nothing half-written
-  const std::string input = "/test/fuzz/regressions/fuzz_chat_template/non-utf8-literal-text.jinja";
-  std::ifstream in(std::string(SAGUARO_SOURCE_ROOT) + input, std::ios::binary);
-  std::stringstream found;
-  found << in.rdbuf();
-  ASSERT_FALSE(found.str().empty());
-  EXPECT_FALSE(compile_chat_template(found.str(), {}, &bytes, &err));
-  EXPECT_NE(err.find("is not UTF-8"), std::string::npos) << err;
+}
+
+// Every input fuzz_chat_template found (test/fuzz/regressions/) is a clean compile error.
+TEST(ChatPieces, FuzzFindingsAreCompileErrors) {
+  const std::string dir = std::string(SAGUARO_SOURCE_ROOT) + "/test/fuzz/regressions/fuzz_chat_template";
+  int seen = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    std::ifstream in(entry.path(), std::ios::binary);
+    std::stringstream found;
+    found << in.rdbuf();
+    std::vector<uint8_t> bytes;
+    std::string err;
+    EXPECT_FALSE(compile_chat_template(found.str(), {}, &bytes, &err)) << entry.path();
+    EXPECT_NE(err.find("chat_template"), std::string::npos) << entry.path() << ": " << err;
+    ++seen;
+  }
+  EXPECT_GE(seen, 2);
 }
 
 TEST(ChatTensor, RoundTripAndCorruption) {
