@@ -46,7 +46,14 @@ bool compile_chat_template(const std::string& template_text, const ChatTemplateO
                            std::vector<uint8_t>* tensor_bytes, std::string* err, std::vector<std::string>* notes) {
   try {
     const chat::Template tmpl(template_text);
-    *tensor_bytes = chat::decompose(tmpl, opts, notes).serialize();
+    std::vector<uint8_t> bytes = chat::decompose(tmpl, opts, notes).serialize();
+    // The runtime's reader is the rule for what a bundle may hold (it refuses pieces that are not UTF-8, which a
+    // template file's literal text may be): a template it would refuse fails here, at compile time.
+    ChatTemplate check;
+    std::string why;
+    if (!ChatTemplate::parse(bytes.data(), bytes.size(), &check, &why))
+      return *err = "chat_template: cannot be stored in a bundle (" + why + ")", false;
+    *tensor_bytes = std::move(bytes);
     return true;
   } catch (const chat::TemplateError& e) {
     *err = e.what();

@@ -383,6 +383,7 @@ class Parser {
       if (++n > 2) fail("too many ':' in slice");
     }
     if (n == 0) {
+      if (!parts[0]) fail("expected an expression inside '[]'");
       auto i = make(Expr::Kind::Index, obj->line);
       i->args.push_back(std::move(obj));
       i->args.push_back(std::move(parts[0]));

@@ -45,15 +45,15 @@ llvm::Error saguaro::describeGemma4Audio(const HfConfig &outer, ModelDesc &d) {
       return c.error("subsampling_conv_channels must be two integers");
     channels0 = *(*channels)[0].getAsInteger(), channels1 = *(*channels)[1].getAsInteger();
   }
-  if (auto e = c.requirePositive({{"hidden_size", dim},
-                                  {"num_hidden_layers", layers},
-                                  {"num_attention_heads", heads},
-                                  {"conv_kernel_size", kernel},
-                                  {"attention_chunk_size", chunk},
-                                  {"attention_context_left", left},
-                                  {"output_proj_dims", outDim},
-                                  {"subsampling_conv_channels[0]", channels0},
-                                  {"subsampling_conv_channels[1]", channels1}}))
+  if (auto e = c.checkSizes({{"hidden_size", dim},
+                             {"num_hidden_layers", layers, HfConfig::kMaxLayers},
+                             {"num_attention_heads", heads},
+                             {"conv_kernel_size", kernel},
+                             {"attention_chunk_size", chunk},
+                             {"attention_context_left", left},
+                             {"output_proj_dims", outDim},
+                             {"subsampling_conv_channels[0]", channels0},
+                             {"subsampling_conv_channels[1]", channels1}}))
     return e;
   if (dim % heads != 0 || dim % 2 != 0)
     return c.error("hidden_size " + llvm::Twine(dim) + " is odd or does not split over " + llvm::Twine(heads) +

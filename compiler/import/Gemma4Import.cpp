@@ -167,7 +167,7 @@ llvm::Error saguaro::describeGemma4(const HfConfig &outer, llvm::StringRef archi
   SAGUARO_TRY(maxPos, c.integer("max_position_embeddings", 131072));
   SAGUARO_TRY(eps, c.number("rms_norm_eps", 1e-6));
   SAGUARO_TRY(finalSoftcap, c.optionalNumber("final_logit_softcapping"));
-  if (auto e = c.requirePositive(HfConfig::DecoderSizes{dim, hidden, layers, heads, kvHeads, headDim, vocab, maxPos}))
+  if (auto e = c.checkSizes(HfConfig::DecoderSizes{dim, hidden, layers, heads, kvHeads, headDim, vocab, maxPos}))
     return e;
   if (globalHeadDim < 0 || globalKvHeads < 0 || pleDim < 0)
     return c.error("global_head_dim, num_global_key_value_heads and hidden_size_per_layer_input must not be "

@@ -52,9 +52,9 @@ llvm::Error saguaro::describeGemma4Vision(const HfConfig &outer, llvm::StringRef
   SAGUARO_TRY(pooling, c.integer("pooling_kernel_size", 3));
   SAGUARO_TRY(positions, c.integer("position_embedding_size", 10240));
   SAGUARO_TRY(eps, c.number("rms_norm_eps", 1e-6));
-  if (auto e = c.requirePositive({{"hidden_size", dim},
+  if (auto e = c.checkSizes({{"hidden_size", dim},
                                   {"intermediate_size", hidden},
-                                  {"num_hidden_layers", layers},
+                                  {"num_hidden_layers", layers, HfConfig::kMaxLayers},
                                   {"num_attention_heads", heads},
                                   {"num_key_value_heads", kvHeads},
                                   {"head_dim", headDim},

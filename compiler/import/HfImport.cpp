@@ -138,7 +138,7 @@ llvm::Error saguaro::importHuggingFace(llvm::StringRef dir, ImportedModel &model
   SAGUARO_TRY(scaling, ropeScaling(c));
   SAGUARO_TRY(finalSoftcap, c.optionalNumber("final_logit_softcapping"));
   SAGUARO_TRY(attnSoftcap, c.optionalNumber("attn_logit_softcapping"));
-  if (auto e = c.requirePositive(HfConfig::DecoderSizes{dim, hidden, layers, heads, kvHeads, headDim, vocab, maxPos}))
+  if (auto e = c.checkSizes(HfConfig::DecoderSizes{dim, hidden, layers, heads, kvHeads, headDim, vocab, maxPos}))
     return e;
   if (heads % kvHeads != 0)
     return c.error("num_attention_heads must be a multiple of num_key_value_heads");

@@ -48,11 +48,23 @@ public:
     const llvm::json::Value *v = o.get(key);
     return v && v->kind() != llvm::json::Value::Null;
   }
-  /// An error naming the first of `fields` (name, value) whose value is not positive.
-  llvm::Error requirePositive(std::initializer_list<std::pair<const char *, int64_t>> fields) const {
-    for (auto [name, value] : fields)
-      if (value <= 0)
-        return error(llvm::Twine("field '") + name + "' must be positive");
+  /// A size from the config and the most it may be. The bounds lie far beyond any released model; they stop a
+  /// hostile config from sizing the per-layer tables the importer builds before any weight is read.
+  static constexpr int64_t kMaxSize = int64_t{1} << 24, kMaxLayers = 4096;
+  struct Size {
+    const char *name;
+    int64_t value;
+    int64_t most = kMaxSize;
+  };
+  /// An error naming the first of `fields` whose value is not positive or is above its bound.
+  llvm::Error checkSizes(std::initializer_list<Size> fields) const {
+    for (const Size &f : fields) {
+      if (f.value <= 0)
+        return error(llvm::Twine("field '") + f.name + "' must be positive");
+      if (f.value > f.most)
+        return error(llvm::Twine("field '") + f.name + "' is " + llvm::Twine(f.value) + ", above the " +
+                     llvm::Twine(f.most) + " this compiler supports");
+    }
     return llvm::Error::success();
   }
   /// The sizes every decoder config states; an error names the first that is not positive.
@@ -71,10 +83,10 @@ public:
     }
     return s;
   }
-  llvm::Error requirePositive(const DecoderSizes &s) const {
-    return requirePositive({{"hidden_size", s.dim},
+  llvm::Error checkSizes(const DecoderSizes &s) const {
+    return checkSizes({{"hidden_size", s.dim},
                             {"intermediate_size", s.hidden},
-                            {"num_hidden_layers", s.layers},
+                            {"num_hidden_layers", s.layers, kMaxLayers},
                             {"num_attention_heads", s.heads},
                             {"num_key_value_heads", s.kvHeads},
                             {"head_dim", s.headDim},

@@ -9,6 +9,7 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
+#include "saguaro/handoff/chat_request.h"
 #include "saguaro/handoff/error.h"
 
 namespace saguaro::handoff {
@@ -25,11 +26,6 @@ void send_error(httplib::Response& res, int status, const std::string& message, 
   res.set_content(json{{"error", error}}.dump(), "application/json");
 }
 
-struct BadRequest {
-  std::string message;
-  std::string param;
-};
-
 // Whether `header` is "Bearer KEY": every byte of the candidate is compared whatever the first difference, so the
 // time taken does not tell a client how much of a guessed key was right.
 bool bearer_matches(const std::string& header, const std::string& key) {
@@ -42,44 +38,6 @@ bool bearer_matches(const std::string& header, const std::string& key) {
 
 long long unix_seconds() {
   return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
-// Validates the fields this server uses; fields it does not use (top_p, user, ...) are ignored, as OpenAI-compatible
-// servers commonly do, because client SDKs send them unasked.
-GenerationRequest parse_chat_request(const json& body, bool* stream, bool* include_usage) {
-  if (!body.is_object()) throw BadRequest{"request body must be a JSON object", ""};
-  if (!body.contains("messages")) throw BadRequest{"messages is required", "messages"};
-  GenerationRequest request;
-  try {
-    request.messages = messages_from_json(body["messages"], LocalFiles::kRefuse);
-    request.messages_json = body["messages"];
-  } catch (const HandoffError& e) {
-    throw BadRequest{e.what(), "messages"};
-  }
-  for (const char* key : {"max_tokens", "max_completion_tokens"}) {
-    if (!body.contains(key) || body[key].is_null()) continue;
-    if (!body[key].is_number_integer() || body[key].get<long long>() < 1) {
-      throw BadRequest{std::string(key) + " must be a positive integer", key};
-    }
-    request.max_tokens = body[key].get<long long>();
-  }
-  if (body.contains("temperature") && !body["temperature"].is_null()) {
-    if (!body["temperature"].is_number() || body["temperature"].get<double>() < 0 ||
-        body["temperature"].get<double>() > 2) {
-      throw BadRequest{"temperature must be a number from 0 to 2", "temperature"};
-    }
-    request.temperature = body["temperature"].get<double>();
-  }
-  if (body.contains("n") && !body["n"].is_null() && body["n"] != 1) throw BadRequest{"only n = 1 is supported", "n"};
-  if (body.contains("model") && !body["model"].is_string()) throw BadRequest{"model must be a string", "model"};
-  *stream = false;
-  if (body.contains("stream") && !body["stream"].is_null()) {
-    if (!body["stream"].is_boolean()) throw BadRequest{"stream must be true or false", "stream"};
-    *stream = body["stream"].get<bool>();
-  }
-  *include_usage = body.contains("stream_options") && body["stream_options"].is_object() &&
-                   body["stream_options"].value("include_usage", false) == true;
-  return request;
 }
 
 json usage_json(const GenerationResult& r) {
@@ -111,16 +69,14 @@ struct ChatServer::Impl {
   }
 
   void handle_completion(const httplib::Request& req, httplib::Response& res) {
-    json body = json::parse(req.body, nullptr, false);
-    if (body.is_discarded()) return send_error(res, 400, "request body is not valid JSON", "invalid_request_error");
-    bool stream = false, include_usage = false;
-    GenerationRequest request;
+    ChatCompletionRequest parsed;
     try {
-      request = parse_chat_request(body, &stream, &include_usage);
-    } catch (const BadRequest& bad) {
+      parsed = parse_chat_request(req.body);
+    } catch (const BadChatRequest& bad) {
       return send_error(res, 400, bad.message, "invalid_request_error", bad.param);
     }
-    if (stream) return stream_completion(std::move(request), include_usage, res);
+    GenerationRequest& request = parsed.generation;
+    if (parsed.stream) return stream_completion(std::move(request), parsed.include_usage, res);
 
     GenerationResult result;
     try {

@@ -165,7 +165,10 @@ def main():
                              ("llama3-rope-bands", lambda c: c.update(rope_scaling={
                                  "rope_type": "llama3", "factor": 8.0, "low_freq_factor": 4.0,
                                  "high_freq_factor": 1.0, "original_max_position_embeddings": 8192}),
-                              "0 < low_freq_factor < high_freq_factor")):
+                              "0 < low_freq_factor < high_freq_factor"),
+                             # fuzz_hf_config: a layer count that sized the importer's tables ran it out of memory.
+                             ("huge-layers", lambda c: c.update(num_hidden_layers=10**12),
+                              "field 'num_hidden_layers' is 1000000000000, above the 4096 this compiler supports")):
         d = os.path.join(w, tag)
         os.makedirs(d)
         c = dict(config)
@@ -173,6 +176,15 @@ def main():
         json.dump(c, open(os.path.join(d, "config.json"), "w"))
         os.symlink(st, os.path.join(d, "model.safetensors"))
         expect_error(args, [saguaro, "compile", d, "-o", out], "config.json", say, leaves_no=out)
+
+    # The configs fuzz_hf_config found (test/fuzz/regressions/): refused in one line before any weight is read.
+    found = os.path.join(args.source_dir, "test", "fuzz", "regressions", "fuzz_hf_config")
+    for name in sorted(os.listdir(found)):
+        d = os.path.join(w, "fuzz-" + name)
+        os.makedirs(d)
+        shutil.copy(os.path.join(found, name), os.path.join(d, "config.json"))
+        expect_error(args, [saguaro, "compile", d, "-o", out], "config.json", "above the 4096 this compiler supports",
+                     leaves_no=out)
 
     # Quantization options: an unsupported bit width, a policy naming a tensor the model does not have.
     expect_error(args, [saguaro, "compile", hf, "-o", out, "--bits", "5"], hf, "--bits must be 1, 2, 3, 4, 16 (binary16) or 32 (float32), got 5",

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -171,6 +172,33 @@ TEST(ChatPieces, InexpressibleTemplatesAreCompileErrors) {
   EXPECT_NE(err.find("chat_template line 1: raise_exception: no chat"), std::string::npos) << err;
   EXPECT_FALSE(compile_chat_template("{% for m in messages %}", {}, &bytes, &err));
   EXPECT_EQ(err, "chat_template line 1: unexpected end of template, expected 'endfor'");
+}
+
+// fuzz_chat_template's finding: literal text that is not UTF-8 compiled into pieces the runtime then refused to load.
+TEST(ChatPieces, TextThatIsNotUtf8IsACompileError) {
+  std::vector<uint8_t> bytes = {1, 2, 3};
+  std::string err;
+  EXPECT_FALSE(compile_chat_template("{% for m in messages %}\xff{{ m.content }}{% endfor %}", {}, &bytes, &err));
+  EXPECT_NE(err.find("chat_template: cannot be stored in a bundle (chat.template: piece"), std::string::npos) << err;
+  EXPECT_NE(err.find("is not UTF-8"), std::string::npos) << err;
+  EXPECT_EQ(bytes, (std::vector<uint8_t>{1, 2, 3}));  // nothing half-written
+}
+
+// Every input fuzz_chat_template found (test/fuzz/regressions/) is a clean compile error.
+TEST(ChatPieces, FuzzFindingsAreCompileErrors) {
+  const std::string dir = std::string(SAGUARO_SOURCE_ROOT) + "/test/fuzz/regressions/fuzz_chat_template";
+  int seen = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    std::ifstream in(entry.path(), std::ios::binary);
+    std::stringstream found;
+    found << in.rdbuf();
+    std::vector<uint8_t> bytes;
+    std::string err;
+    EXPECT_FALSE(compile_chat_template(found.str(), {}, &bytes, &err)) << entry.path();
+    EXPECT_NE(err.find("chat_template"), std::string::npos) << entry.path() << ": " << err;
+    ++seen;
+  }
+  EXPECT_GE(seen, 2);
 }
 
 TEST(ChatTensor, RoundTripAndCorruption) {

@@ -198,6 +198,8 @@ TEST(Jinja, UnsupportedConstructsNameLine) {
 TEST(Jinja, MalformedTemplatesAreErrors) {
   EXPECT_EQ(error_of("{% if true %}\nno end"), "chat_template line 2: unexpected end of template, expected 'endif'");
   EXPECT_EQ(error_of("x\n{{ 'a' "), "chat_template line 2: unterminated tag, expected '}}'");
+  // fuzz_chat_template's finding: an empty subscript parsed to a null index expression.
+  EXPECT_EQ(error_of("{{ x[] }}"), "chat_template line 1: expected an expression inside '[]'");
   EXPECT_EQ(error_of("{{ 'abc }}"), "chat_template line 1: unterminated string literal");
   EXPECT_EQ(error_of("{% endfor %}"), "chat_template line 1: unexpected 'endfor'");
   EXPECT_EQ(error_of("{{ a + }}"), "chat_template line 1: unexpected '}}' in expression");
