@@ -123,6 +123,10 @@ TEST(SpendLedger, HeldLockIsABoundedWaitThenAnError) {
   EXPECT_TRUE(ledger.reserve(caps(10, 10), 1, kNow).granted);
 }
 
+// The racing processes' lock wait: these tests count grants, and the bounded wait has its own test above; under a
+// sanitizer on a loaded machine a lock holder can be off the CPU for longer than the default second.
+constexpr long long kRaceLockWaitMs = 30'000;
+
 // Forks `processes` children that each try `attempts` reservations; returns the total granted.
 int race(const std::string& path, int processes, int attempts, const SpendWindows& c) {
   std::vector<pid_t> children;
@@ -131,7 +135,7 @@ int race(const std::string& path, int processes, int attempts, const SpendWindow
     if (pid == 0) {
       int granted = 0;
       try {
-        SpendLedger ledger(path);
+        SpendLedger ledger(path, kRaceLockWaitMs);
         for (int i = 0; i < attempts; ++i) granted += ledger.reserve(c, 1, kNow + i).granted ? 1 : 0;
       } catch (const std::exception& e) {
         std::fprintf(stderr, "child %d: %s\n", static_cast<int>(::getpid()), e.what());
@@ -180,7 +184,7 @@ TEST(SpendLedger, ProcessesKilledMidUpdateLeaveAWholeLedger) {
     if (pid == 0) {
       ::close(granted_pipe[0]);
       try {
-        SpendLedger ledger(path);
+        SpendLedger ledger(path, kRaceLockWaitMs);
         for (int i = 0;; ++i) {
           if (!ledger.reserve(caps(1 << 30, 1 << 30), 1, kNow + i).granted) ::_exit(4);
           const char grant = 1;  // one byte per grant, sent after reserve() returned
