@@ -13,8 +13,14 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <memory>
+#include <sys/file.h>
+#include <unistd.h>
 #include <vector>
 
 using namespace saguaro;
@@ -51,6 +57,39 @@ std::string saguaro::cacheRoot() {
   return p.str().str();
 }
 
+namespace {
+
+/// An exclusive flock(2) on a directory, held while this object lives and released by the kernel should the process
+/// die: processes that compile into the same cache or build the same bundle at once take turns, and the one that
+/// waited finds the work done instead of writing over it. Locking the directory itself leaves no lock file behind.
+class DirectoryLock {
+public:
+  static llvm::Expected<std::unique_ptr<DirectoryLock>> acquire(const std::string &dir) {
+    const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+      return fileError(dir, llvm::Twine("cannot open to lock: ") + std::strerror(errno));
+    int rc;
+    do
+      rc = ::flock(fd, LOCK_EX);
+    while (rc != 0 && errno == EINTR);
+    if (rc != 0) {
+      const int err = errno;
+      ::close(fd);
+      return fileError(dir, llvm::Twine("cannot lock: ") + std::strerror(err));
+    }
+    return std::unique_ptr<DirectoryLock>(new DirectoryLock(fd));
+  }
+  ~DirectoryLock() { ::close(fd); } // closing releases the lock
+  DirectoryLock(const DirectoryLock &) = delete;
+  DirectoryLock &operator=(const DirectoryLock &) = delete;
+
+private:
+  explicit DirectoryLock(int fd) : fd(fd) {}
+  int fd;
+};
+
+} // namespace
+
 llvm::Error saguaro::runQuiet(llvm::ArrayRef<llvm::StringRef> args, llvm::StringRef logPath) {
   auto program = llvm::sys::findProgramByName(args[0]);
   if (!program)
@@ -67,6 +106,10 @@ llvm::Error saguaro::runQuiet(llvm::ArrayRef<llvm::StringRef> args, llvm::String
 /// Builds a bundle's program (once) and returns its path.
 llvm::Expected<std::string> saguaro::buildBundle(const std::string &bundle) {
   std::string build = bundle + "/build", exe = build + "/saguaro_bundle";
+  // Taken even when the program exists: another process may be linking it right now.
+  auto lock = DirectoryLock::acquire(bundle);
+  if (!lock)
+    return lock.takeError();
   if (llvm::sys::fs::exists(exe))
     return exe;
   std::string log = bundle + "/build.log";
@@ -188,13 +231,21 @@ llvm::Expected<std::string> saguaro::cachedBundle(const CompileOptions &o) {
   if (!key)
     return key.takeError();
   std::string dir = cacheRoot() + "/" + *key;
+  // emitBundle renames a complete bundle into place, so a directory that looks like a bundle is one.
   if (!isBundle(dir)) {
     if (std::error_code ec = llvm::sys::fs::create_directories(cacheRoot()))
       return fileError(cacheRoot(), "cannot create the cache directory: " + ec.message());
-    llvm::errs() << "saguaro: compiling " << o.model << " for " << o.target << " -> " << dir << "\n";
-    if (auto e = compileBundle(o, dir))
-      return std::move(e);
-    evictCacheOverLimit(dir, *limit);
+    // One compile into the cache at a time: the waiter finds the entry, and eviction never removes an entry that is
+    // being written.
+    auto lock = DirectoryLock::acquire(cacheRoot());
+    if (!lock)
+      return lock.takeError();
+    if (!isBundle(dir)) {
+      llvm::errs() << "saguaro: compiling " << o.model << " for " << o.target << " -> " << dir << "\n";
+      if (auto e = compileBundle(o, dir))
+        return std::move(e);
+      evictCacheOverLimit(dir, *limit);
+    }
   }
   stampCacheEntry(dir);
   return dir;

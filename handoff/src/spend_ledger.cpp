@@ -128,7 +128,9 @@ void save(const std::string& path, const std::vector<Entry>& entries) {
   json list = json::array();
   for (const Entry& e : entries) list.push_back({{"id", e.id}, {"t_ms", e.t_ms}, {"tokens", e.tokens}});
   const std::string text = json{{"version", 1}, {"entries", list}}.dump() + "\n";
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  // One temporary name, written only under the lock: a process killed between write and rename leaves a stale
+  // "<ledger>.tmp" that the next save truncates, and the ledger itself still holds the last complete state.
+  const std::string tmp = path + ".tmp";
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) throw HandoffError("cannot write spend ledger " + tmp + ": " + std::strerror(errno));
   // No fsync: it would hold the lock for milliseconds per handoff and starve waiting processes, and it only

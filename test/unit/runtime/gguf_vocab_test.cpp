@@ -66,7 +66,7 @@ TEST(GgufVocab, ReadsEveryMetadataTypeAndTensorInfos) {
   w.key("bool", GgufType::kBool).raw(uint8_t(1));
   w.key("string", GgufType::kString).str("héllo");
   w.key("u64", GgufType::kU64).raw(uint64_t(1) << 40);
-  w.key("i64", GgufType::kI64).raw(int64_t(-1) << 40);
+  w.key("i64", GgufType::kI64).raw(-(int64_t(1) << 40));
   w.key("f64", GgufType::kF64).raw(-2.25);
   w.array("nested", GgufType::kArray, 2).raw(uint32_t(GgufType::kI16)).raw(uint64_t(2)).raw(int16_t(-1)).raw(int16_t(7))
       .raw(uint32_t(GgufType::kString)).raw(uint64_t(1)).str("x");
@@ -86,7 +86,7 @@ TEST(GgufVocab, ReadsEveryMetadataTypeAndTensorInfos) {
   EXPECT_EQ(f.find("bool")->u, 1u);
   EXPECT_EQ(f.find("string")->str, "héllo");
   EXPECT_EQ(f.find("u64")->u, uint64_t(1) << 40);
-  EXPECT_EQ(f.find("i64")->i, int64_t(-1) << 40);
+  EXPECT_EQ(f.find("i64")->i, -(int64_t(1) << 40));
   EXPECT_EQ(f.find("f64")->f, -2.25);
   const GgufValue* nested = f.find("nested");
   ASSERT_EQ(nested->arrays.size(), 2u);
