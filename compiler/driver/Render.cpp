@@ -83,12 +83,13 @@ bool loadTemplate(const std::string &source, ChatTemplate *out, std::vector<std:
 
 int saguaro::runRender(const RenderOptions &o) {
   std::string err, text, where;
-  std::vector<ChatMessage> messages;
+  ChatRequest request;
   std::vector<std::string> tools;
   if (!readFile(o.messages, &text, &err))
     return fail(err);
-  if (!parse_chat_messages(text, &messages, &err))
+  if (!parse_chat_messages(text, false, &request, &err))
     return fail(o.messages + ": " + err);
+  const std::vector<ChatMessage> &messages = request.messages;
   if (!o.tools.empty()) {
     if (!readFile(o.tools, &text, &err))
       return fail(err);

@@ -18,8 +18,8 @@
 #include "hidden_capture.h"
 #include "image_input.h"
 #include "process_stats.h"
-#include "request_messages.h"
 #include "saguaro/blob.h"
+#include "saguaro/chat_messages.h"
 #include "saguaro/chat_template.h"
 #include "saguaro/completion_options.h"
 #include "saguaro/engine.h"
@@ -51,22 +51,30 @@ struct Request {
   json policy = json::object();    // every option that is not the local generation's (the handoff policy's)
 };
 
-// The prompt for OpenAI-style messages: the bundle's chat template applied to them (with the generation prompt),
-// or without a template the user contents joined by newlines; their images go to r->images in prompt order.
+// The prompt for OpenAI-style messages (saguaro/chat_messages.h): the bundle's chat template applied to them (with
+// the generation prompt), or without a template the user contents joined by newlines; their images go to r->images
+// in prompt order, a data: URI's payload decoded.
 bool parse_messages(const saguaro_model& model, const char* text, Request* r, std::string* err) {
   if (!text) return *err = "messages_json is NULL", false;
-  r->messages = json::parse(text, nullptr, false);
-  if (r->messages.is_discarded()) return *err = "messages_json: not valid JSON", false;
-  saguaro::RequestMessages parsed;
-  if (!saguaro::parse_request_messages(r->messages, model.chat != nullptr, &parsed, err)) return false;
-  r->images = std::move(parsed.images);
+  saguaro::ChatRequest parsed;
+  if (!saguaro::parse_chat_messages(text, model.chat == nullptr, &parsed, err))
+    return *err = "messages_json: " + *err, false;
+  r->messages = json::parse(text);  // valid JSON: the handoff reads it again
+  for (const saguaro::ImageRef& ref : parsed.images) {
+    saguaro::ImageSource image{ref.at, "", {}};
+    if (ref.url.kind == saguaro::MediaUrl::kFile)
+      image.name = image.path = ref.url.payload;
+    else if (!saguaro::base64_decode(ref.url.payload, &image.bytes))
+      return *err = "messages_json: " + ref.at + ": the data: URI's payload is not base64", false;
+    r->images.push_back(std::move(image));
+  }
   if (model.chat) {
     const bool tokenizer_adds_bos = model.engine->metadata("tokenizer.add_bos") == "1";
-    if (!model.chat->apply(parsed.chat, true, tokenizer_adds_bos, &r->prompt, err))
+    if (!model.chat->apply(parsed.messages, true, tokenizer_adds_bos, &r->prompt, err))
       return *err = "messages_json: " + *err, false;
     return true;
   }
-  for (const saguaro::ChatMessage& m : parsed.chat) {
+  for (const saguaro::ChatMessage& m : parsed.messages) {
     if (!r->prompt.empty()) r->prompt.push_back('\n');
     r->prompt += m.content;
     for (const saguaro::ContentPart& p : m.parts) r->prompt += p.text;

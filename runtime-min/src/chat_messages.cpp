@@ -2,8 +2,6 @@
 // an arguments object is printed in the order the caller wrote it, as Python's json.loads keeps it.
 #include "saguaro/chat_messages.h"
 
-#include <nlohmann/json.hpp>
-
 namespace saguaro {
 namespace {
 
@@ -32,38 +30,88 @@ bool parse_call(const Json& call, const std::string& where, ToolCall* out, std::
   return true;
 }
 
+// An image reference at `at`, as an image part of `m`.
+bool add_image(const Json& url, const std::string& at, ChatMessage* m, ChatRequest* out, std::string* err) {
+  if (!url.is_string()) return *err = at + ": an image needs a string URL or path", false;
+  ImageRef image{at, {}};
+  if (!parse_media_url(url.get<std::string>(), at, &image.url, err)) return false;
+  if (image.url.kind == MediaUrl::kData && image.url.mime.compare(0, 6, "image/") != 0)
+    return *err = at + ": a data: URI of type \"" + image.url.mime + "\" is not an image", false;
+  m->parts.push_back({ContentPart::kImage, ""});
+  out->images.push_back(std::move(image));
+  return true;
+}
+
+bool add_part(const Json& part, const std::string& at, ChatMessage* m, ChatRequest* out, std::string* err) {
+  const Json* type = part.is_object() && part.contains("type") ? &part["type"] : nullptr;
+  const std::string kind = type && type->is_string() ? type->get<std::string>() : "";
+  if (kind == "text") {
+    if (!part.contains("text") || !part["text"].is_string())
+      return *err = at + ": a text part needs a string \"text\"", false;
+    m->parts.push_back({ContentPart::kText, part["text"].get<std::string>()});
+    return true;
+  }
+  if (kind == "image_url") {
+    if (!part.contains("image_url") || !part["image_url"].is_object() || !part["image_url"].contains("url"))
+      return *err = at + ": an image_url part needs image_url.url", false;
+    return add_image(part["image_url"]["url"], at, m, out, err);
+  }
+  if (kind == "input_audio") return *err = at + ": the model has no audio tower to take it", false;
+  return *err = at + ": expected a part of type text, image_url or input_audio", false;
+}
+
 }  // namespace
 
-bool parse_chat_messages(const std::string& json_text, std::vector<ChatMessage>* messages, std::string* err) {
-  Json msgs;
-  if (!parse_array(json_text, "messages", &msgs, err)) return false;
-  std::vector<ChatMessage> out;
+bool read_chat_messages(const Json& msgs, bool user_only, ChatRequest* request, std::string* err) {
+  if (!msgs.is_array()) return *err = "expected a JSON array", false;
+  ChatRequest out;
   for (size_t k = 0; k < msgs.size(); ++k) {
     const Json& m = msgs[k];
     const std::string where = "messages[" + std::to_string(k) + "]";
     if (!m.is_object() || !m.contains("role") || !m["role"].is_string())
       return *err = where + ": needs a string \"role\"", false;
-    ChatMessage msg{m["role"].get<std::string>(), "", {}};
+    ChatMessage msg{m["role"].get<std::string>(), "", {}, {}};
+    if (user_only && msg.role != "user") continue;
     const bool assistant = msg.role == "assistant";
     if (m.contains("tool_calls") && !m["tool_calls"].is_null()) {
       if (!assistant) return *err = where + ": only assistant messages carry \"tool_calls\"", false;
       if (!m["tool_calls"].is_array()) return *err = where + ": \"tool_calls\" must be an array", false;
       for (size_t c = 0; c < m["tool_calls"].size(); ++c) {
         msg.tool_calls.emplace_back();
-        if (!parse_call(m["tool_calls"][c], where + ".tool_calls[" + std::to_string(c) + "]", &msg.tool_calls.back(), err))
+        if (!parse_call(m["tool_calls"][c], where + ".tool_calls[" + std::to_string(c) + "]", &msg.tool_calls.back(),
+                        err))
           return false;
       }
     }
+    if (m.contains("images")) {  // Cactus: image files that go before the content
+      if (!m["images"].is_array()) return *err = where + ".images must be an array of file paths", false;
+      for (size_t i = 0; i < m["images"].size(); ++i)
+        if (!add_image(m["images"][i], where + ".images[" + std::to_string(i) + "]", &msg, &out, err)) return false;
+    }
+    if (m.contains("audio")) return *err = where + ".audio: the model has no audio tower to take it", false;
     const bool null_content = !m.contains("content") || m["content"].is_null();
     if (null_content && !(assistant && !msg.tool_calls.empty()))
-      return *err = where + " (" + msg.role + "): needs a string \"content\"", false;
-    if (!null_content && !m["content"].is_string())
-      return *err = where + " (" + msg.role + "): \"content\" must be a string", false;
-    if (!null_content) msg.content = m["content"].get<std::string>();
-    out.push_back(std::move(msg));
+      return *err = where + " (" + msg.role + "): needs a \"content\" string or array of parts", false;
+    if (!null_content && m["content"].is_string()) {
+      if (msg.parts.empty()) msg.content = m["content"].get<std::string>();
+      else msg.parts.push_back({ContentPart::kText, m["content"].get<std::string>()});
+    } else if (!null_content && m["content"].is_array()) {
+      const Json& parts = m["content"];
+      for (size_t p = 0; p < parts.size(); ++p)
+        if (!add_part(parts[p], where + ".content[" + std::to_string(p) + "]", &msg, &out, err)) return false;
+      if (msg.parts.empty()) msg.parts.push_back({ContentPart::kText, ""});  // an empty list is an empty content
+    } else if (!null_content) {
+      return *err = where + " (" + msg.role + "): \"content\" must be a string or an array of parts", false;
+    }
+    out.messages.push_back(std::move(msg));
   }
-  *messages = std::move(out);
+  *request = std::move(out);
   return true;
+}
+
+bool parse_chat_messages(const std::string& json_text, bool user_only, ChatRequest* out, std::string* err) {
+  Json msgs;
+  return parse_array(json_text, "messages", &msgs, err) && read_chat_messages(msgs, user_only, out, err);
 }
 
 bool parse_chat_tools(const std::string& json_text, std::vector<std::string>* tools, std::string* err) {

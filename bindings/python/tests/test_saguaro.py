@@ -96,7 +96,7 @@ class SaguaroTest(unittest.TestCase):
     def test_invalid_messages_json(self):
         with self.assertRaises(saguaro.SaguaroError) as caught:
             saguaro.complete(self.model, "[{not json", GREEDY)
-        self.assertEqual(caught.exception.message, "messages_json: not valid JSON")
+        self.assertEqual(caught.exception.message, "messages_json: messages: not valid JSON")
         self.assertEqual(caught.exception.response["success"], False)
         self.assertEqual(caught.exception.response["error"], caught.exception.message)
         with self.assertRaisesRegex(saguaro.SaguaroError, 'string "role"'):

@@ -1,17 +1,40 @@
-// OpenAI-style messages and tool lists from JSON text, into what ChatTemplate::apply takes.
+// OpenAI-style messages and tool lists, into what ChatTemplate::apply takes: the one reader of request messages
+// (the C API's saguaro_complete and `saguaro render` both use it).
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "saguaro/chat_template.h"
+#include "saguaro/media_url.h"
 
 namespace saguaro {
 
-/// An array of {"role", "content"} messages; assistant messages may carry `tool_calls`
-/// ([{"type": "function", "function": {"name", "arguments"}}], arguments a JSON string or an object) and a null
-/// content (read as ""). False + "problem" naming the message on anything else.
-bool parse_chat_messages(const std::string& json_text, std::vector<ChatMessage>* messages, std::string* err);
+/// An image a message refers to, where it stands in the request ("messages[0].content[1]") and its URL.
+struct ImageRef {
+  std::string at;
+  MediaUrl url;
+};
+
+/// Messages and the images they carry, in prompt order.
+struct ChatRequest {
+  std::vector<ChatMessage> messages;
+  std::vector<ImageRef> images;
+};
+
+/// Reads an array of messages: each {"role", "content"} with content a string or an array of parts — {"type":
+/// "text", "text"}, {"type": "image_url", "image_url": {"url"}} (saguaro/media_url.h: a data: URI, a file:// URL or a
+/// path; remote URLs refused) or {"type": "input_audio", ...} (refused: no audio tower takes it yet) — Cactus'
+/// "images": [paths] (before the content), and on assistant messages `tool_calls` ([{"type": "function",
+/// "function": {"name", "arguments"}}], arguments a JSON string or an object; the content may then be null). With
+/// `user_only` (no chat template to render other roles) only user messages are read. The JSON keeps key order, so
+/// arguments print as the caller wrote them. False + "problem" naming the message and part.
+bool read_chat_messages(const nlohmann::ordered_json& messages, bool user_only, ChatRequest* out, std::string* err);
+
+/// The same from JSON text ("not valid JSON", "expected a JSON array" for text that is neither).
+bool parse_chat_messages(const std::string& json_text, bool user_only, ChatRequest* out, std::string* err);
 
 /// An array of OpenAI tools ({"type": "function", "function": {"name", ...}}), each kept as its JSON text with its
 /// keys in their order. False + "problem" naming the tool on anything else.

@@ -72,11 +72,12 @@ TEST(ToolFormat, GemmaDeclarationAndArguments) {
 }
 
 TEST(ChatMessages, ParsesToolCallsAndRefusesBadShapes) {
-  std::vector<ChatMessage> msgs;
+  ChatRequest request;
+  const std::vector<ChatMessage>& msgs = request.messages;
   std::string err;
   ASSERT_TRUE(parse_chat_messages(R"([{"role": "user", "content": "hi"}, {"role": "assistant", "content": null,
       "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": {"z": 1, "a": 2}}}]},
-      {"role": "tool", "tool_call_id": "c1", "content": "3"}])", &msgs, &err)) << err;
+      {"role": "tool", "tool_call_id": "c1", "content": "3"}])", false, &request, &err)) << err;
   ASSERT_EQ(msgs.size(), 3u);
   EXPECT_EQ(msgs[1].content, "");
   ASSERT_EQ(msgs[1].tool_calls.size(), 1u);
@@ -86,8 +87,9 @@ TEST(ChatMessages, ParsesToolCallsAndRefusesBadShapes) {
       {"{", "not valid JSON"},
       {"{}", "expected a JSON array"},
       {R"([{"content": "x"}])", "messages[0]: needs a string \"role\""},
-      {R"([{"role": "user"}])", "messages[0] (user): needs a string \"content\""},
-      {R"([{"role": "user", "content": [{"type": "text"}]}])", "\"content\" must be a string"},
+      {R"([{"role": "user"}])", "messages[0] (user): needs a \"content\" string or array of parts"},
+      {R"([{"role": "user", "content": [{"type": "text"}]}])", "messages[0].content[0]: a text part needs a string"},
+      {R"([{"role": "user", "content": 5}])", "\"content\" must be a string or an array of parts"},
       {R"([{"role": "user", "content": "x", "tool_calls": []}])", "only assistant messages"},
       {R"([{"role": "assistant", "content": "", "tool_calls": [{"function": {"arguments": "{}"}}]}])",
        "messages[0].tool_calls[0]: \"function\" needs a non-empty string \"name\""},
@@ -97,7 +99,7 @@ TEST(ChatMessages, ParsesToolCallsAndRefusesBadShapes) {
        "\"type\" must be \"function\""},
   };
   for (const auto& [text, want] : bad) {
-    EXPECT_FALSE(parse_chat_messages(text, &msgs, &err)) << text;
+    EXPECT_FALSE(parse_chat_messages(text, false, &request, &err)) << text;
     EXPECT_NE(err.find(want), std::string::npos) << err;
   }
   std::vector<std::string> tools;

@@ -106,6 +106,19 @@ TEST_F(CApi, BadInputIsReported) {
   EXPECT_EQ(saguaro_complete(model_, nullptr, nullptr, buf, sizeof buf, nullptr, nullptr), -1);
 }
 
+// Images: a data: URI whose payload is not base64 is the request's error; an image for a model without a vision
+// tower (the fake model has none) is refused by name.
+TEST_F(CApi, ImagesAreCheckedAndNeedAVisionTower) {
+  int rc = 0;
+  json r = complete(R"([{"role":"user","content":[{"type":"image_url","image_url":{"url":"data:image/png;base64,**"}}]}])",
+                    nullptr, &rc);
+  EXPECT_EQ(rc, -1);
+  EXPECT_EQ(r["error"], "messages_json: messages[0].content[0]: the data: URI's payload is not base64");
+  r = complete(R"([{"role":"user","content":"What is it?","images":["cat.png"]}])", nullptr, &rc);
+  EXPECT_EQ(rc, -1);
+  EXPECT_EQ(r["error"], "messages_json: the model has no vision tower to take cat.png");
+}
+
 // 10,000 calls in one process, cycling through an answer, a streamed answer, an answer cut by a stop string and
 // two refusals: every answer is the same each time, and under LeakSanitizer (./dev test --sanitize) nothing they
 // allocated is left unreachable.

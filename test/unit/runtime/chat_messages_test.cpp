@@ -1,8 +1,9 @@
-// The C API's reading of request messages: content parts, image references in every accepted form, Cactus'
-// "images", and one clear error for each bad shape (remote URLs, non-image data: URIs, broken base64, audio).
+// The reading of request messages (saguaro/chat_messages.h, the C API's and `saguaro render`'s): content parts,
+// image references in every accepted form, Cactus' "images", and one clear error for each bad shape (remote URLs,
+// non-image data: URIs, audio). Tool calls: test/unit/chat/chat_tools_test.cpp.
 #include <gtest/gtest.h>
 
-#include "request_messages.h"
+#include "saguaro/chat_messages.h"
 #include "saguaro/media_url.h"
 
 namespace saguaro {
@@ -10,17 +11,17 @@ namespace {
 
 using nlohmann::json;
 
-RequestMessages parsed(const std::string& text, bool all_roles = true) {
-  RequestMessages out;
+ChatRequest parsed(const std::string& text, bool user_only = false) {
+  ChatRequest out;
   std::string err;
-  EXPECT_TRUE(parse_request_messages(json::parse(text), all_roles, &out, &err)) << err;
+  EXPECT_TRUE(parse_chat_messages(text, user_only, &out, &err)) << err;
   return out;
 }
 
 std::string refusal(const std::string& text) {
-  RequestMessages out;
+  ChatRequest out;
   std::string err;
-  EXPECT_FALSE(parse_request_messages(json::parse(text), true, &out, &err)) << text;
+  EXPECT_FALSE(parse_chat_messages(text, false, &out, &err)) << text;
   return err;
 }
 
@@ -57,55 +58,58 @@ TEST(MediaUrl, FormsAndRefusals) {
   EXPECT_FALSE(parse_media_url("", "x", &m, &err));
 }
 
-TEST(RequestMessages, PartsKeepTheirOrderAndImagesTheirSource) {
-  const RequestMessages r = parsed(R"([
+TEST(ChatMessages, PartsKeepTheirOrderAndImagesTheirSource) {
+  const ChatRequest r = parsed(R"([
     {"role": "system", "content": "Be brief."},
     {"role": "user", "content": [{"type": "text", "text": "Compare"},
                                  {"type": "image_url", "image_url": {"url": "data:image/png;base64,TWFu"}},
                                  {"type": "image_url", "image_url": {"url": "/photos/b.jpg"}}]},
     {"role": "assistant", "content": "Done."},
     {"role": "user", "content": "And this?", "images": ["c.png"]}])");
-  ASSERT_EQ(r.chat.size(), 4u);
-  EXPECT_EQ(r.chat[0].content, "Be brief.");
-  EXPECT_TRUE(r.chat[0].parts.empty());
-  ASSERT_EQ(r.chat[1].parts.size(), 3u);
-  EXPECT_EQ(r.chat[1].parts[0].text, "Compare");
-  EXPECT_EQ(r.chat[1].parts[1].kind, ContentPart::kImage);
-  EXPECT_EQ(r.chat[1].parts[2].kind, ContentPart::kImage);
-  ASSERT_EQ(r.chat[3].parts.size(), 2u);  // Cactus' images stand before the content
-  EXPECT_EQ(r.chat[3].parts[0].kind, ContentPart::kImage);
-  EXPECT_EQ(r.chat[3].parts[1].text, "And this?");
+  const std::vector<ChatMessage>& m = r.messages;
+  ASSERT_EQ(m.size(), 4u);
+  EXPECT_EQ(m[0].content, "Be brief.");
+  EXPECT_TRUE(m[0].parts.empty());
+  ASSERT_EQ(m[1].parts.size(), 3u);
+  EXPECT_EQ(m[1].parts[0].text, "Compare");
+  EXPECT_EQ(m[1].parts[1].kind, ContentPart::kImage);
+  EXPECT_EQ(m[1].parts[2].kind, ContentPart::kImage);
+  ASSERT_EQ(m[3].parts.size(), 2u);  // Cactus' images stand before the content
+  EXPECT_EQ(m[3].parts[0].kind, ContentPart::kImage);
+  EXPECT_EQ(m[3].parts[1].text, "And this?");
   ASSERT_EQ(r.images.size(), 3u);
-  EXPECT_EQ(std::string(r.images[0].bytes.begin(), r.images[0].bytes.end()), "Man");
-  EXPECT_EQ(r.images[0].name, "messages[1].content[1]");
-  EXPECT_EQ(r.images[1].path, "/photos/b.jpg");
-  EXPECT_EQ(r.images[2].path, "c.png");
+  EXPECT_EQ(r.images[0].at, "messages[1].content[1]");
+  EXPECT_EQ(r.images[0].url.kind, MediaUrl::kData);
+  EXPECT_EQ(r.images[0].url.payload, "TWFu");
+  EXPECT_EQ(r.images[1].url.payload, "/photos/b.jpg");
+  EXPECT_EQ(r.images[2].at, "messages[3].images[0]");
+  EXPECT_EQ(r.images[2].url.payload, "c.png");
 }
 
-TEST(RequestMessages, WithoutATemplateOnlyUserMessagesCount) {
-  const RequestMessages r = parsed(R"([{"role": "system", "content": "s"}, {"role": "user", "content": "u"}])", false);
-  ASSERT_EQ(r.chat.size(), 1u);
-  EXPECT_EQ(r.chat[0].content, "u");
+TEST(ChatMessages, WithoutATemplateOnlyUserMessagesCount) {
+  const ChatRequest r = parsed(R"([{"role": "system", "content": "s"}, {"role": "user", "content": "u"}])", true);
+  ASSERT_EQ(r.messages.size(), 1u);
+  EXPECT_EQ(r.messages[0].content, "u");
 }
 
-TEST(RequestMessages, BadShapesAreNamed) {
-  EXPECT_EQ(refusal(R"({"role": "user"})"), "messages_json: expected a JSON array");
-  EXPECT_EQ(refusal(R"([{"content": "x"}])"), "messages_json: messages[0] needs a string \"role\"");
-  EXPECT_EQ(refusal(R"([{"role": "user"}])"), "messages_json: messages[0] (user) needs a \"content\" string or array of parts");
+TEST(ChatMessages, BadShapesAreNamed) {
+  EXPECT_EQ(refusal(R"({"role": "user"})"), "messages: expected a JSON array");
+  EXPECT_EQ(refusal(R"([{"content": "x"}])"), "messages[0]: needs a string \"role\"");
+  EXPECT_EQ(refusal(R"([{"role": "user"}])"), "messages[0] (user): needs a \"content\" string or array of parts");
   EXPECT_EQ(refusal(R"([{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "http://x/a.png"}}]}])"),
-            "messages_json: messages[0].content[0]: remote URLs are not fetched (the device is offline by design)");
+            "messages[0].content[0]: remote URLs are not fetched (the device is offline by design)");
   EXPECT_EQ(refusal(R"([{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "data:text/plain;base64,TWFu"}}]}])"),
-            "messages_json: messages[0].content[0]: a data: URI of type \"text/plain\" is not an image");
-  EXPECT_EQ(refusal(R"([{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "data:image/png;base64,**"}}]}])"),
-            "messages_json: messages[0].content[0]: the data: URI's payload is not base64");
+            "messages[0].content[0]: a data: URI of type \"text/plain\" is not an image");
+  EXPECT_EQ(refusal(R"([{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "data:image/png"}}]}])"),
+            "messages[0].content[0]: a data: URI must be data:<mime>;base64,<data>");
   EXPECT_EQ(refusal(R"([{"role": "user", "content": [{"type": "image_url", "image_url": "a.png"}]}])"),
-            "messages_json: messages[0].content[0]: an image_url part needs a string image_url.url");
+            "messages[0].content[0]: an image_url part needs image_url.url");
   EXPECT_EQ(refusal(R"([{"role": "user", "content": [{"type": "video"}]}])"),
-            "messages_json: messages[0].content[0]: expected a part of type text, image_url or input_audio");
+            "messages[0].content[0]: expected a part of type text, image_url or input_audio");
   EXPECT_EQ(refusal(R"([{"role": "user", "content": "x", "images": "a.png"}])"),
-            "messages_json: messages[0].images must be an array of file paths");
+            "messages[0].images must be an array of file paths");
   EXPECT_EQ(refusal(R"([{"role": "user", "content": [{"type": "input_audio", "input_audio": {"data": "", "format": "wav"}}]}])"),
-            "messages_json: messages[0].content[0]: the model has no audio tower to take it");
+            "messages[0].content[0]: the model has no audio tower to take it");
 }
 
 }  // namespace
