@@ -1,4 +1,4 @@
-//===- CompletionJson.cpp - the JSON that `saguaro complete` and `saguaro serve` share -===//
+//===- CompletionJson.cpp - the JSON that `saguaro complete`, `serve` and `chat` share ===//
 #include "compiler/driver/CompletionJson.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -34,4 +34,23 @@ saguaro::handoff::LocalAnswer saguaro::localAnswerOf(const json &response) {
   answer.text = response.value("response", "");
   answer.confidence = response["confidence"].is_number() ? response["confidence"].get<double>() : 0.0;
   return answer;
+}
+
+llvm::Expected<saguaro::SessionOptions> saguaro::readSessionOptions(const std::string &argument) {
+  SessionOptions o;
+  if (argument.empty())
+    return o;
+  try {
+    json options;
+    std::string error;
+    if (!readJsonArgument(argument, "--options", options, error))
+      return llvm::createStringError(error);
+    if (!options.is_object())
+      return llvm::createStringError("--options must be a JSON object");
+    splitCompletionOptions(options, o.local, o.policy);
+    o.handoff = handoff::parse_options(o.policy); // the policy's own one-line errors, before anything is compiled
+    return o;
+  } catch (const std::exception &e) {
+    return llvm::createStringError(std::string("--options: ") + e.what());
+  }
 }

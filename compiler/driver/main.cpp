@@ -15,6 +15,7 @@
 #include "compiler/driver/Calibrate.h"
 #include "compiler/driver/CommandLine.h"
 #include "compiler/driver/Compile.h"
+#include "compiler/driver/Chat.h"
 #include "compiler/driver/Complete.h"
 #include "compiler/driver/Eval.h"
 #include "compiler/driver/Features.h"
@@ -504,6 +505,22 @@ int cmdComplete(const Args &a) {
   return runComplete(o);
 }
 
+int cmdChat(const Args &a) {
+  auto options = readSessionOptions(a.value("--options"));
+  if (!options) // before anything is compiled
+    return fail(llvm::toString(options.takeError()));
+  auto bundle = bundleFor(a);
+  if (!bundle)
+    return fail(llvm::toString(bundle.takeError()));
+  ChatOptions o;
+  o.bundle = *bundle;
+  o.name = a.positional[0];
+  o.options = *options;
+  o.system = a.value("--system", o.system);
+  o.threads = a.value("--threads", o.threads);
+  return runChat(o);
+}
+
 int cmdServe(const Args &a) {
   auto port = intFlag(a, "--port", 8080);
   if (!port || *port < 0 || *port > 65535)
@@ -511,7 +528,7 @@ int cmdServe(const Args &a) {
   auto apiKey = serveApiKey(a.value("--api-key-file"));
   if (!apiKey) // before anything is compiled
     return fail(llvm::toString(apiKey.takeError()));
-  auto options = serveOptions(a.value("--options"));
+  auto options = readSessionOptions(a.value("--options"));
   if (!options)
     return fail(llvm::toString(options.takeError()));
   auto bundle = bundleFor(a);
@@ -699,6 +716,13 @@ std::vector<cli::Command> commands() {
              kThreadsOption,
              kCompileOptions}),
        cmdComplete},
+      {"chat", "MODEL_OR_BUNDLE [options]",
+       "talk to a model in the terminal: streamed replies, /help for commands, Ctrl-C stops a reply",
+       join({{{"--options", "JSON_OR_FILE", "generation options and the handoff policy, for every reply"},
+              {"--system", "TEXT", "the system message to start with"}},
+             kThreadsOption,
+             kCompileOptions}),
+       cmdChat},
       {"serve", "MODEL_OR_BUNDLE [options]",
        "serve OpenAI's /v1/chat/completions; a handoff policy in --options makes every answer hybrid",
        join({{{"--port", "P", "default 8080; 0: any free port"},

@@ -3,6 +3,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -390,6 +391,7 @@ class CompletionModel {
   CompletionModel& operator=(const CompletionModel&) = delete;
 
   bool loaded() const { return model_ != nullptr; }
+  saguaro_model_t handle() const { return model_; }
   // The response JSON, or nullptr (saguaro_last_error() says why).
   const char* complete(const char* messages, const char* options,
                        void (*on_token)(const char*, uint32_t, void*) = nullptr) {
@@ -418,10 +420,16 @@ int run_complete(const Args& a) {
 
 // One completion per line of standard input, {"messages": [...], "options": {...}}, answered on standard output by
 // {"token": PIECE} lines as the text is generated, then {"response": saguaro_complete's JSON} (or
-// {"error": MESSAGE}); the model stays loaded between requests. `saguaro serve` drives this over a pipe.
+// {"error": MESSAGE}); the model stays loaded between requests. SIGINT ends the running generation (saguaro_stop:
+// its response comes with "stopped": true) instead of the program. `saguaro serve` and `saguaro chat` drive this
+// over a pipe.
+saguaro_model_t g_serving_model = nullptr;
+
 int run_serve_stdio(const Args& a) {
   CompletionModel model(a.bundle);
   if (!model.loaded()) return fail(saguaro_last_error());
+  g_serving_model = model.handle();
+  std::signal(SIGINT, [](int) { saguaro_stop(g_serving_model); });
   auto on_token = [](const char* piece, uint32_t, void*) {
     std::printf("%s\n", nlohmann::json{{"token", piece}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
     std::fflush(stdout);
@@ -441,6 +449,8 @@ int run_serve_stdio(const Args& a) {
     std::printf("%s\n", reply.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
     std::fflush(stdout);
   }
+  std::signal(SIGINT, SIG_DFL);
+  g_serving_model = nullptr;
   return 0;
 }
 

@@ -3,6 +3,7 @@
 // saguaro_complete then runs the local answer through the cloud handoff policy (docs/handoff.md).
 #include "saguaro/saguaro.h"
 
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -32,6 +33,7 @@
 struct saguaro_model {
   std::unique_ptr<saguaro::Engine> engine;
   std::unique_ptr<saguaro::ChatTemplate> chat;  // the bundle's `chat.template`, null when it has none
+  std::atomic<bool> stop{false};                 // saguaro_stop's request to the running generation
 };
 
 namespace {
@@ -48,6 +50,7 @@ struct Request {
   saguaro::GenerateConfig cfg;
   std::vector<std::string> stop;
   bool stream_local = false;       // with the handoff: stream local pieces before the policy decides
+  const std::atomic<bool>* stop_flag = nullptr;  // set by saguaro_stop: end the generation after the current token
   json policy = json::object();    // every option that is not the local generation's (the handoff policy's)
 };
 
@@ -219,6 +222,7 @@ struct LocalRun {
   std::string text;
   json confidence = nullptr;  // null when nothing was generated (no entropy) or the probe gave nothing
   bool probe = false;
+  bool stopped = false;  // saguaro_stop ended it
   saguaro::GenerateStats st;
 };
 
@@ -239,9 +243,9 @@ bool run_local(saguaro::Engine& engine, const Request& req, const PieceSink& emi
     }
     const size_t end = cut == std::string::npos ? text.size() : cut;
     if (emit && end > before) emit(text.substr(before, end - before), static_cast<uint32_t>(id));
-    if (cut == std::string::npos) return true;
-    text.resize(cut);
-    return false;
+    if (cut != std::string::npos) return text.resize(cut), false;
+    if (req.stop_flag && req.stop_flag->load(std::memory_order_relaxed)) return out->stopped = true, false;
+    return true;
   };
   // Without a compiled probe the confidence falls back to the token entropy: exp(−mean entropy in nats) of the
   // distributions the answer's tokens were sampled from (1 when the model was certain of every token).
@@ -293,19 +297,25 @@ int respond(const json& resp, char* out_json, size_t out_size) {
   return n;
 }
 
-#if !SAGUARO_WITH_HANDOFF
-// A bundle without the handoff: the local answer, streamed as it is generated.
-int complete_local(saguaro_model* model, const Request& req, char* out_json, size_t out_size, const PieceSink& emit) {
-  LocalRun local;
-  std::string err;
-  if (!run_local(*model->engine, req, emit, &local, &err)) return fail(err, out_json, out_size);
+// The local answer as the response (no handoff); "stopped" when saguaro_stop ended it.
+json local_response(const LocalRun& local) {
   json resp = local_statistics(local);
   resp.update(json{{"success", true},
                    {"error", nullptr},
                    {"response", local.text},
                    {"cloud_handoff", false},
                    {"confidence", local.confidence}});
-  return respond(resp, out_json, out_size);
+  if (local.stopped) resp["stopped"] = true;
+  return resp;
+}
+
+#if !SAGUARO_WITH_HANDOFF
+// A bundle without the handoff: the local answer, streamed as it is generated.
+int complete_local(saguaro_model* model, const Request& req, char* out_json, size_t out_size, const PieceSink& emit) {
+  LocalRun local;
+  std::string err;
+  if (!run_local(*model->engine, req, emit, &local, &err)) return fail(err, out_json, out_size);
+  return respond(local_response(local), out_json, out_size);
 }
 #else
 // Token id of the cloud's text, which arrives whole and has no local token (0xFFFFFFFF is the final flush's).
@@ -315,6 +325,9 @@ constexpr uint32_t kCloudPieceId = 0xFFFFFFFEu;
 struct LocalFailure {
   std::string message;
 };
+
+// saguaro_stop ended the local generation: the policy does not judge (or replace) an answer the caller cut short.
+struct LocalStopped {};
 
 // The hybrid answer: the local answer, its confidence to the policy, the cloud when the policy says so. By default
 // the local pieces are held back until the policy kept the local answer (an app never shows text that is then
@@ -327,6 +340,7 @@ int complete_hybrid(saguaro_model* model, const Request& req, char* out_json, si
   auto generate_local = [&]() -> saguaro::handoff::LocalAnswer {
     std::string err;
     if (!run_local(*model->engine, req, req.stream_local ? emit : hold, &local, &err)) throw LocalFailure{err};
+    if (local.stopped) throw LocalStopped{};
     // No confidence (nothing generated) counts as low: the policy hands off when it may.
     return {local.text, local.confidence.is_number() ? local.confidence.get<double>()
                                                       : std::numeric_limits<double>::quiet_NaN()};
@@ -338,6 +352,10 @@ int complete_hybrid(saguaro_model* model, const Request& req, char* out_json, si
     resp = saguaro::handoff::hybrid_complete_json(req.messages, req.policy, generate_local, hooks);
   } catch (const LocalFailure& f) {
     return fail(f.message, out_json, out_size);
+  } catch (const LocalStopped&) {
+    if (emit && !req.stream_local)
+      for (const auto& [piece, id] : held) emit(piece, id);
+    return respond(local_response(local), out_json, out_size);
   }
   if (emit && resp.value("cloud_handoff", false)) {
     emit(resp["response"].get<std::string>(), kCloudPieceId);
@@ -356,6 +374,8 @@ int complete(saguaro_model* model, const char* messages_json, const char* option
   if (!parse_messages(*model, messages_json, &req, &err) || !parse_options(options_json, &req, &err) ||
       !encode_images(*model->engine, &req, &err))
     return fail(err, out_json, out_size);
+  model->stop.store(false);  // a stop asked before this generation began is not for it
+  req.stop_flag = &model->stop;
   PieceSink emit;
   if (cb) emit = [cb, user](const std::string& piece, uint32_t id) { cb(piece.c_str(), id, user); };
 #if SAGUARO_WITH_HANDOFF
@@ -423,6 +443,10 @@ extern "C" int saguaro_complete(saguaro_model_t model, const char* messages_json
     g_last_error = "saguaro_complete: unknown error";
   }
   return -1;
+}
+
+extern "C" void saguaro_stop(saguaro_model_t model) {
+  if (model) model->stop.store(true);
 }
 
 extern "C" void saguaro_destroy(saguaro_model_t model) { delete model; }

@@ -1,12 +1,15 @@
 """Shared helpers for Saguaro's end-to-end tests: paths, running the CLI, skipping."""
 import argparse
+import http.server
 import json
 import os
 import re
 import shutil
 import socket
+import socketserver
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -184,3 +187,40 @@ def check_response_schema(response, what):
     if problems:
         raise SystemExit(f"FAIL: {what}: the response breaks test/schema/response.schema.json: {problems}; "
                          f"the response: {response}")
+
+
+class FakeOpenAI:
+    """An OpenAI-compatible cloud on 127.0.0.1 for hand-off tests: POST /v1/chat/completions answers `text` as a
+    chat.completion (11 prompt + 5 completion tokens) after `delay` seconds; `requests` holds each request's body.
+    `url` is the base URL to give as cloud_base_url."""
+
+    def __init__(self, text, delay=0.0):
+        self.requests = []
+        cloud = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                cloud.requests.append(body)
+                time.sleep(delay)
+                reply = json.dumps({"id": "fake", "object": "chat.completion", "model": body.get("model"),
+                                    "choices": [{"index": 0, "finish_reason": "stop",
+                                                 "message": {"role": "assistant", "content": text}}],
+                                    "usage": {"prompt_tokens": 11, "completion_tokens": 5,
+                                              "total_tokens": 16}}).encode()
+                self.send_response(200 if self.path == "/v1/chat/completions" else 404)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(reply)))
+                self.end_headers()
+                self.wfile.write(reply)
+
+            def log_message(self, *_):
+                pass
+
+        self.server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def close(self):
+        self.server.shutdown()

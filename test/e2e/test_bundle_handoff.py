@@ -13,12 +13,9 @@ loopback that answers after a delay:
     complete`: threshold 1 gives the cloud's text (streamed too) with "saguaro": {"cloud_handoff": true}, a refused
     cloud port the local answer with the error set; a bad policy option is one line before anything is compiled;
 and the API key (SAGUARO_CLOUD_API_KEY) appears in no output."""
-import http.server
 import json
 import os
-import socketserver
 import subprocess
-import threading
 import time
 
 import common
@@ -27,28 +24,6 @@ KEY = "sk-test-SECRET-bundle-4242"
 MESSAGES = [{"role": "user", "content": "What is 17 + 25?"}]
 CLOUD_TEXT = "The cloud says 42."
 CLOUD_DELAY_S = 1.0  # the fake cloud answers after this long, so "before" and "after" the decision are far apart
-
-
-class FakeCloud(http.server.BaseHTTPRequestHandler):
-    """POST /v1/chat/completions: a fixed chat.completion after CLOUD_DELAY_S; records each request's model."""
-    requests = []
-
-    def do_POST(self):
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        FakeCloud.requests.append(body.get("model"))
-        time.sleep(CLOUD_DELAY_S)
-        reply = json.dumps({"id": "fake", "object": "chat.completion", "model": body.get("model"),
-                            "choices": [{"index": 0, "finish_reason": "stop",
-                                         "message": {"role": "assistant", "content": CLOUD_TEXT}}],
-                            "usage": {"prompt_tokens": 11, "completion_tokens": 5, "total_tokens": 16}}).encode()
-        self.send_response(200 if self.path == "/v1/chat/completions" else 404)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(reply)))
-        self.end_headers()
-        self.wfile.write(reply)
-
-    def log_message(self, *_):
-        pass
 
 
 class StdioProgram:
@@ -96,10 +71,8 @@ def main():
         os.environ.pop(var, None)
     os.environ["SAGUARO_CLOUD_API_KEY"] = KEY  # inherited by every program; none may print it
 
-    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), FakeCloud)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    cloud = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    fake = common.FakeOpenAI(CLOUD_TEXT, delay=CLOUD_DELAY_S)
+    cloud = fake.url
 
     t0 = time.monotonic()
     exe = common.build_default_bundle(args, os.path.join(w, "handoff"), ["--handoff"])
@@ -115,7 +88,7 @@ def main():
             r, tokens, _ = program.ask(dict(base, confidence_threshold=0.0))
             local = r["response"]
             check(not r["cloud_handoff"] and r["error"] is None and local.strip() and r["handoff_reason"] == "confident"
-                  and "".join(t for _, t in tokens) == local and not FakeCloud.requests
+                  and "".join(t for _, t in tokens) == local and not fake.requests
                   and r["decode_tokens"] > 0 and r["confidence_source"] == "entropy",
                   f"(a) threshold 0 kept the local answer {local!r} (confidence {r['confidence']:.3f}), "
                   f"{len(tokens)} pieces", (r, tokens))
@@ -123,7 +96,7 @@ def main():
             r, tokens, took = program.ask(dict(base, confidence_threshold=1.0))
             check(r["cloud_handoff"] and r["response"] == CLOUD_TEXT and r["error"] is None
                   and r["provider"] == "openai" and r["model"] == "fake-frontier" and r["local_response"] == local
-                  and FakeCloud.requests == ["fake-frontier"] and r["cloud_tokens"]["total"] == 16
+                  and [b.get("model") for b in fake.requests] == ["fake-frontier"] and r["cloud_tokens"]["total"] == 16
                   and [t for _, t in tokens] == [CLOUD_TEXT] and tokens[0][0] >= CLOUD_DELAY_S
                   and r["timings"]["cloud_ms"] >= CLOUD_DELAY_S * 1000 and r["decode_tokens"] > 0,
                   f"(b) threshold 1 handed off: {r['response']!r} from {r['provider']}/{r['model']}, the only piece "
@@ -182,7 +155,7 @@ def main():
           f"(e) the plain bundle accepts the three old policy keys and answers {r['response']!r} locally", r)
 
     check_hybrid_serve(args, os.path.join(w, "plain"), dict(base, confidence_threshold=1.0), local)
-    server.shutdown()
+    fake.close()
 
 
 def check_hybrid_serve(args, bundle, policy, local):

@@ -26,6 +26,7 @@ COMMANDS = {
     "features image": ["--decode-only", "--resized-only", "--config", "--max-soft-tokens", "--positions", "--pixels",
                        "-o"],
     "complete": ["--messages", "--options", "--task"],
+    "chat": ["--options", "--system", "--threads"],
     "serve": ["--port", "--host", "--model-id", "--api-key-file", "--options"],
     "auth": ["--key-file"],
     "probe collect": ["--tasks", "-o", "--max-new", "--hidden-tap"],

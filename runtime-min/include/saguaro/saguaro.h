@@ -43,6 +43,12 @@ int saguaro_complete(saguaro_model_t model, const char* messages_json, const cha
                      void (*token_callback)(const char* token, uint32_t token_id, void* user_data),
                      void* user_data);
 
+/* Asks the saguaro_complete running on `model` to end its generation after the current token; that call then
+ * returns the text so far as its "response", with "stopped": true and no cloud handoff. Only sets a flag, so it may
+ * be called from another thread or a signal handler; a stop asked while no generation runs is dropped when the next
+ * saguaro_complete starts. */
+void saguaro_stop(saguaro_model_t model);
+
 /* Releases a model from saguaro_init (NULL is allowed). */
 void saguaro_destroy(saguaro_model_t model);
 
