@@ -10,6 +10,7 @@ chat template fixture (test/fixtures/chat_templates/gemma4/).
   text's tokens with the placeholder expanded to begin-image, the soft tokens and end-image.
 - `serve` answers a data: URI the same text; refuses a remote URL, a file path, a truncated image and an image of
   20,000 x 20,000 pixels with 400 and one message each, and keeps answering correctly afterwards.
+- `saguaro chat` on a pseudo-terminal: `/image FILE` then the question streams the same answer.
 - `complete` refuses, with one line and exit 1: a truncated image, the 20,000 x 20,000 image, a remote URL, more
   images than the context holds, a budget above the compiled one, and an image to a model without a vision tower.
 """
@@ -23,6 +24,7 @@ import zlib
 import numpy as np
 
 import common
+from terminal import Terminal, check_reply, reply_of
 
 GREEDY = {"max_tokens": 6, "temperature": 0}
 COMPILE = ["--target", "generic", "--max-seq", "200"]  # one image prompt is about 90 positions, three overflow
@@ -137,6 +139,15 @@ def main():
 
     env = dict(os.environ, SAGUARO_CACHE_DIR=os.path.join(w, "cache"))
     env.pop("SAGUARO_SERVE_API_KEY", None)
+    chat = Terminal([args.saguaro, "chat", model, "--options", json.dumps(GREEDY), *COMPILE], env)
+    chat.expect(r"\n> ", "saguaro chat's prompt")
+    chat.type("/image " + png)
+    chat.expect(r"goes with your next message\)\n> ", "/image")
+    streamed, _ = reply_of(chat, QUESTION, "saguaro chat, /image then the question")
+    check_reply(streamed, answer, "saguaro chat, /image then the question")
+    chat.type("/exit")
+    check("saguaro chat: /image then the question streams complete's answer", chat.wait() == 0, repr(streamed))
+
     server, port, _, _ = common.start_serve(args, model, COMPILE, env, "serve.log")
     try:
         def ask(messages):
