@@ -19,7 +19,7 @@ bool resolve(void* handle, const char* name, F* out, std::string* error) {
 }  // namespace
 
 const CApi* load_library(const std::string& path, std::string* error) {
-  // Worker threads never load libraries, but the map must not be raced by a second addon instance (a worker_thread).
+  // Process-wide: every Node.js worker_thread loads the addon anew, and all of them share the libraries.
   static std::mutex mutex;
   static std::map<std::string, std::unique_ptr<CApi>> loaded;
   std::lock_guard<std::mutex> lock(mutex);
