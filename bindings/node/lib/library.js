@@ -7,7 +7,19 @@ const path = require('node:path');
 
 const { SaguaroError } = require('./errors');
 
-const addon = require('../build/Release/saguaro.node');
+const ADDON = path.join(__dirname, '..', 'build', 'Release', 'saguaro.node');
+
+function loadAddon() {
+  try {
+    return require(ADDON);
+  } catch (e) {
+    // npm builds the addon when it installs the package (scripts/build.js), unless install scripts were skipped.
+    throw new Error(`saguaro: cannot load the addon ${ADDON} (${e.message.split('\n')[0]}); ` +
+                    '`npm rebuild saguaro` builds it');
+  }
+}
+
+const addon = loadAddon();
 
 function libraryPath(bundle) {
   return path.join(bundle, 'build', 'libsaguaro.so');
