@@ -171,6 +171,54 @@ def python_package(args):
     return os.path.join(venv, "bin", "python")
 
 
+def binding_example(args, page, language, interpreter, directory):
+    """The bindings' docs examples as tests: compiles the default model into WORK/bundle (its library not built),
+    writes the first ```LANGUAGE block of docs/PAGE into DIRECTORY and runs it there with INTERPRETER on the bundle.
+    Fails unless it exits 0, init built BUNDLE/build/libsaguaro.so, and it printed the streamed answer, then
+    "answered on the device (confidence C): ANSWER" with the same, non-blank, answer. Returns the bundle."""
+    bundle = os.path.join(args.work_dir, "bundle")
+    run([args.saguaro, "compile", os.path.join(args.source_dir, "examples", "models", "default"), "-o", bundle], args)
+    match = re.search(r"```" + language + r"\n(.*?)```", open(os.path.join(args.source_dir, "docs", page)).read(),
+                      re.S)
+    if not match:
+        raise SystemExit(f"FAIL: docs/{page} has no ```{language} block")
+    example = os.path.join(directory, "example")
+    open(example, "w").write(match.group(1))
+    proc = subprocess.run([interpreter, example, bundle], cwd=directory, capture_output=True)
+    out = proc.stdout.decode()
+    if proc.returncode != 0:
+        raise SystemExit(f"FAIL: the docs/{page} example exited with {proc.returncode}: {out}"
+                         f"{proc.stderr.decode(errors='replace')}")
+    if not os.path.exists(os.path.join(bundle, "build", "libsaguaro.so")):
+        raise SystemExit("FAIL: init did not build BUNDLE/build/libsaguaro.so")
+    streamed, _, verdict = out.rstrip("\n").rpartition("\n")
+    match = re.fullmatch(r"answered on the device \(confidence (0\.\d\d|1\.00)\): (.*)", verdict, re.S)
+    if not match or match.group(2) != streamed or not streamed.strip():
+        raise SystemExit(f"FAIL: the docs/{page} example printed {out!r}")
+    print(f"ok: the docs/{page} example streamed {streamed!r}, confidence {match.group(1)}")
+    return bundle
+
+
+def node_package(args):
+    """A fresh npm project (WORK/node-app) with the Node package (bindings/node) installed from the checkout as a
+    copy (--install-links): npm fetches node-addon-api from the npm registry, its only source (or its cache), and
+    the package's install step builds the addon with node-gyp against this Node.js's headers, downloading none
+    (bindings/node/scripts/build.js). Returns the project's directory, whose node_modules has `saguaro`."""
+    for tool in ("node", "npm"):
+        if shutil.which(tool) is None:
+            raise SystemExit(f"FAIL: no {tool} on PATH (./dev test installs Debian's nodejs and npm)")
+    app = os.path.join(args.work_dir, "node-app")
+    os.makedirs(app)
+    with open(os.path.join(app, "package.json"), "w") as f:
+        json.dump({"name": "saguaro-test-app", "private": True}, f)
+    proc = subprocess.run(["npm", "install", "--install-links", "--prefer-offline", "--foreground-scripts",
+                           os.path.join(args.source_dir, "bindings", "node")], cwd=app, capture_output=True)
+    if proc.returncode != 0:
+        sys.stderr.write(proc.stdout.decode(errors="replace") + proc.stderr.decode(errors="replace"))
+        raise SystemExit(f"FAIL: installing bindings/node into {app} with npm failed")
+    return app
+
+
 def build_default_bundle(args, out, extra=()):
     """saguaro compile examples/models/default -o OUT [extra], then the bundle's own CMake build (the program and
     libsaguaro.so in OUT/build); returns the program."""

@@ -1,8 +1,8 @@
 """One response schema (test/schema/response.schema.json) for every interface, on the default model:
 - the C API (saguaro_complete through the bundle program's --complete), a plain bundle;
 - `saguaro complete`: the policy keeping the local answer, a refused cloud (error set), a dry run;
-- the Python package (bindings/python, in a fresh virtual environment): an answer, and the error response of
-  invalid messages (SaguaroError.response).
+- the Python package (bindings/python, in a fresh virtual environment) and the Node package (bindings/node, in a
+  fresh npm project): an answer, and the error response of invalid messages (SaguaroError.response).
 (A --handoff bundle's C API responses are checked by e2e_bundle_handoff, against a fake cloud.)"""
 import json
 import os
@@ -25,6 +25,31 @@ with saguaro.init(sys.argv[1]) as model:
         failed = e.response
 print(json.dumps([answer, failed]))
 """
+
+NODE_INTERFACE = """
+const saguaro = require('saguaro');
+const [bundle, messages, options] = process.argv.slice(1);  // node -e SCRIPT ARGS: argv[1] is the first ARG
+(async () => {
+  const model = saguaro.init(bundle);
+  const answer = await saguaro.complete(model, JSON.parse(messages), JSON.parse(options));
+  const failed = await saguaro.complete(model, '[{not json', null).then(() => null, (e) => e.response);
+  await saguaro.destroy(model);
+  console.log(JSON.stringify([answer, failed]));
+})();
+"""
+
+
+def check_binding(name, cmd, cwd):
+    """Runs a binding's script printing [answer, error response of invalid messages] and checks both; returns 2."""
+    proc = subprocess.run(cmd, cwd=cwd, capture_output=True)
+    if proc.returncode != 0:
+        raise SystemExit(f"FAIL: the {name}: {proc.stderr.decode(errors='replace')}")
+    answer, failed = json.loads(proc.stdout)
+    common.check_response_schema(answer, f"the {name}")
+    if failed is None:
+        raise SystemExit(f"FAIL: the {name} accepted invalid messages JSON")
+    common.check_response_schema(failed, f"the {name}'s SaguaroError.response")
+    return 2
 
 
 def main():
@@ -56,17 +81,12 @@ def main():
         checked += 1
 
     python = common.python_package(args)
-    proc = subprocess.run([python, "-c", PYTHON_INTERFACE, bundle, json.dumps(MESSAGES), json.dumps(LOCAL)], cwd=w,
-                          capture_output=True)
-    if proc.returncode != 0:
-        raise SystemExit(f"FAIL: the Python interface: {proc.stderr.decode(errors='replace')}")
-    answer, failed = json.loads(proc.stdout)
-    common.check_response_schema(answer, "the Python package")
-    if failed is None:
-        raise SystemExit("FAIL: the Python package accepted invalid messages JSON")
-    common.check_response_schema(failed, "the Python package's SaguaroError.response")
-    checked += 2
-    print(f"ok: {checked} responses of the C API, saguaro complete and the Python package match the schema")
+    checked += check_binding("Python package", [python, "-c", PYTHON_INTERFACE, bundle, json.dumps(MESSAGES),
+                                                json.dumps(LOCAL)], w)
+    app = common.node_package(args)
+    checked += check_binding("Node package", ["node", "-e", NODE_INTERFACE, bundle, json.dumps(MESSAGES),
+                                              json.dumps(LOCAL)], app)
+    print(f"ok: {checked} responses of the C API, saguaro complete and the Python and Node packages match the schema")
 
 
 if __name__ == "__main__":
