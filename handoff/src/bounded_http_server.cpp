@@ -127,9 +127,11 @@ RequestBreach current_request_breach() { return t_connection ? t_connection->bre
 bool BoundedHttpServer::process_and_close_socket(socket_t sock) {
   ConnectionStream stream(sock, limits_);
   t_connection = &stream;
-  // The next request's first byte, waited for in slices so that stop() does not wait out idle connections.
-  auto next_request = [&] {
-    for (auto end = Clock::now() + limits_.keep_alive_timeout; svr_sock_ != INVALID_SOCKET && Clock::now() < end;) {
+  // The next request's first byte, waited for in slices so that stop() does not wait out idle keep-alive
+  // connections; a connection accepted before stop() still has its first request answered.
+  auto next_request = [&](bool first) {
+    const auto end = Clock::now() + (first ? limits_.request_timeout : limits_.keep_alive_timeout);
+    while ((first || svr_sock_ != INVALID_SOCKET) && Clock::now() < end) {
       pollfd p{sock, POLLIN, 0};
       const int rc = ::poll(&p, 1, 50);
       if (rc > 0) return true;
@@ -138,7 +140,7 @@ bool BoundedHttpServer::process_and_close_socket(socket_t sock) {
     return false;
   };
   bool ok = false;
-  for (int left = limits_.keep_alive_requests; left > 0 && next_request(); --left) {
+  for (int left = limits_.keep_alive_requests; left > 0 && next_request(left == limits_.keep_alive_requests); --left) {
     stream.begin_request();
     bool closed = false;
     // Once stopping, each answer says Connection: close.

@@ -59,7 +59,7 @@ struct ChatServer::Impl {
   std::string model_id;
   std::string api_key;  // empty: no check
   Generator generator;
-  std::mutex generator_mutex;  // the generator (one model, one KV cache) runs one request at a time
+  std::timed_mutex generator_mutex;  // the generator (one model, one KV cache) runs one request at a time
   std::atomic<int> admitted{0};  // completions generating or waiting for the generator
   std::atomic<double> mean_generation_s{1.0};  // a running mean, for Retry-After
   std::atomic<unsigned long long> next_id{1};
@@ -69,11 +69,15 @@ struct ChatServer::Impl {
 
   std::string new_completion_id() { return "chatcmpl-saguaro-" + std::to_string(next_id++); }
 
-  // A place among the completions generating or waiting, held until the answer is written (a stream's is held by
-  // its content provider, which the response keeps until the connection is done with it).
+  // A place among the completions generating or waiting, given back when the generation ends (before the client
+  // sees the end of the answer and asks again), or when a stream's content provider is dropped without running.
   struct Admission {
     std::atomic<int>& count;
-    ~Admission() { --count; }
+    std::atomic<bool> held{true};
+    void release() {
+      if (held.exchange(false)) --count;
+    }
+    ~Admission() { release(); }
   };
   std::shared_ptr<Admission> admit() {
     if (++admitted > limits.max_waiting + 1) return --admitted, nullptr;
@@ -87,14 +91,18 @@ struct ChatServer::Impl {
                "the server is busy: " + std::to_string(limits.max_waiting) + " requests are already waiting for the model",
                "rate_limit_error", "", "server_busy");
   }
-  // The generator under its mutex, timed for Retry-After.
-  GenerationResult generate(const GenerationRequest& request, const TokenCallback& on_token) {
-    std::lock_guard<std::mutex> lock(generator_mutex);
+  // The generator under its mutex, timed for Retry-After. While waiting for its turn the request is dropped (false)
+  // as soon as `wanted` says its client left, so clients that leave do not fill the queue.
+  bool generate(const GenerationRequest& request, const TokenCallback& on_token, const std::function<bool()>& wanted,
+                GenerationResult* result) {
+    std::unique_lock<std::timed_mutex> lock(generator_mutex, std::defer_lock);
+    while (!lock.try_lock_for(std::chrono::milliseconds(50)))
+      if (!wanted()) return false;
     const auto start = std::chrono::steady_clock::now();
-    GenerationResult result = generator(request, on_token);
+    *result = generator(request, on_token);
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     mean_generation_s = 0.8 * mean_generation_s.load() + 0.2 * s;
-    return result;
+    return true;
   }
 
   json chunk(const std::string& id, long long ts, const json& delta, const json& finish_reason) const {
@@ -119,7 +127,7 @@ struct ChatServer::Impl {
 
     GenerationResult result;
     try {
-      result = generate(request, [](const std::string&) { return true; });
+      generate(request, [](const std::string&) { return true; }, [] { return true; }, &result);
     } catch (const InvalidRequest& e) {
       return send_error(res, 400, e.what(), "invalid_request_error", "messages");
     }
@@ -146,13 +154,17 @@ struct ChatServer::Impl {
             return sink.write(line.data(), line.size());
           };
           bool client_alive = send(chunk(id, ts, {{"role", "assistant"}, {"content", ""}}, nullptr));
+          if (!client_alive) return false;  // gone before its turn: nothing to generate
           GenerationResult result;
           try {
-            result = generate(request, [&](const std::string& piece) {
+            auto on_piece = [&](const std::string& piece) {
               client_alive = client_alive && send(chunk(id, ts, {{"content", piece}}, nullptr));
               return client_alive;
-            });
+            };
+            if (!generate(request, on_piece, [&] { return sink.is_writable(); }, &result)) return false;
+            admission->release();
           } catch (const std::exception& e) {
+            admission->release();
             // Headers are already sent; an error event is the only way left to tell the client.
             send(json{{"error", {{"message", std::string("generation failed: ") + e.what()}, {"type", "server_error"}}}});
             sink.done();

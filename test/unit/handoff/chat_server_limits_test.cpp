@@ -160,59 +160,99 @@ TEST(ChatServerLimits, OversizedHeadersAndBodiesAreRefused) {
   EXPECT_EQ(res->status, 200);
 }
 
-TEST(ChatServerLimits, FullQueueGets429WithRetryAfter) {
-  ChatServerLimits limits;
-  limits.max_waiting = 1;
-  // The generator waits until released: one request generates, one waits, the third finds the queue full.
-  std::mutex m;
-  std::condition_variable cv;
-  bool released = false;
-  std::atomic<int> started{0};
-  Server server(limits, [&](const GenerationRequest&, const TokenCallback& on_token) {
-    ++started;
-    std::unique_lock<std::mutex> lock(m);
-    cv.wait(lock, [&] { return released; });
-    on_token("done");
-    return GenerationResult{"done", 1, 1, "stop", nullptr};
-  });
-  auto post = [&](const char* body) {
-    httplib::Client client("127.0.0.1", server.port);
+// A server (queue of 1) whose generator holds every request until release(): one generates, one may wait.
+class ChatServerQueue : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ChatServerLimits limits;
+    limits.max_waiting = 1;
+    server_ = std::make_unique<Server>(limits, [this](const GenerationRequest&, const TokenCallback& on_token) {
+      ++started_;
+      std::unique_lock<std::mutex> lock(m_);
+      cv_.wait(lock, [&] { return released_; });
+      on_token("done");
+      return GenerationResult{"done", 1, 1, "stop", nullptr};
+    });
+  }
+  void TearDown() override { release(); }
+  void release() {
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      released_ = true;
+    }
+    cv_.notify_all();
+  }
+  // The status of a completion (-1: no answer).
+  int post(const std::string& body) const {
+    httplib::Client client("127.0.0.1", server_->port);
     auto res = client.Post("/v1/chat/completions", body, "application/json");
     return res ? res->status : -1;
-  };
-  auto first = std::async(std::launch::async, post, kStreamBody);
-  while (started == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  auto second = std::async(std::launch::async, post, kBody);
+  }
+  // A streaming request generating (the generator holds it).
+  std::future<int> first_generating() {
+    auto first = std::async(std::launch::async, [this] { return post(kStreamBody); });
+    while (started_ == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return first;
+  }
+
+  std::mutex m_;
+  std::condition_variable cv_;
+  bool released_ = false;
+  std::atomic<int> started_{0};
+  std::unique_ptr<Server> server_;
+};
+
+// A raw connection that sent the streaming request `body` and has read up to its first event (the role chunk).
+int stream_begun(int port, const std::string& body) {
+  const int fd = connect_to(port);
+  const std::string request = "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                              "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+  EXPECT_EQ(::send(fd, request.data(), request.size(), MSG_NOSIGNAL), static_cast<ssize_t>(request.size()));
+  std::string got;
+  for (char buf[1024]; got.find("data: ") == std::string::npos;) {
+    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) break;
+    got.append(buf, static_cast<size_t>(n));
+  }
+  EXPECT_NE(got.find("data: "), std::string::npos) << got;
+  return fd;
+}
+
+TEST_F(ChatServerQueue, FullQueueGets429WithRetryAfter) {
+  auto first = first_generating();
+  auto second = std::async(std::launch::async, [this] { return post(kBody); });
   std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the second is waiting for the generator
-  httplib::Client client("127.0.0.1", server.port);
+  httplib::Client client("127.0.0.1", server_->port);
   auto busy = client.Post("/v1/chat/completions", kBody, "application/json");
   ASSERT_TRUE(busy);
   EXPECT_EQ(busy->status, 429);
   EXPECT_GE(std::stoi(busy->get_header_value("Retry-After")), 1);
   EXPECT_EQ(json::parse(busy->body)["error"]["code"], "server_busy");
-  {
-    std::lock_guard<std::mutex> lock(m);
-    released = true;
-  }
-  cv.notify_all();
+  release();
   EXPECT_EQ(first.get(), 200);
   EXPECT_EQ(second.get(), 200);
   EXPECT_EQ(post(kBody), 200);  // the places are given back
-  EXPECT_EQ(started, 3);
+  EXPECT_EQ(started_, 3);
+}
+
+// A streaming client that leaves while waiting for the generator gives its place back and is never generated for.
+TEST_F(ChatServerQueue, ClientLeavingWhileWaitingGivesItsPlaceBack) {
+  auto first = first_generating();
+  ::close(stream_begun(server_->port, kStreamBody));  // waiting for the generator when it leaves
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  auto third = std::async(std::launch::async, [this] { return post(kBody); });  // admitted: the place is free
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  release();
+  EXPECT_EQ(first.get(), 200);
+  EXPECT_EQ(third.get(), 200);
+  EXPECT_EQ(started_, 2);
 }
 
 TEST(ChatServerLimits, ClientLeavingMidStreamStopsTheGeneration) {
   SlowGenerator generator;
   generator.pause = std::chrono::milliseconds(5);
   Server server({}, std::ref(generator));
-  const int fd = connect_to(server.port);
-  const std::string body = R"({"stream":true,"max_tokens":2000,"messages":[{"role":"user","content":"hi"}]})";
-  const std::string request = "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                              "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
-  ASSERT_EQ(::send(fd, request.data(), request.size(), MSG_NOSIGNAL), static_cast<ssize_t>(request.size()));
-  char buf[1024];
-  ASSERT_GT(::recv(fd, buf, sizeof buf, 0), 0);  // the stream has begun
-  ::close(fd);
+  ::close(stream_begun(server.port, R"({"stream":true,"max_tokens":2000,"messages":[{"role":"user","content":"hi"}]})"));
   const auto left = Clock::now();
   while (!generator.stopped_early && Clock::now() - left < std::chrono::seconds(5))
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
