@@ -85,7 +85,7 @@ target_link_libraries(saguaro_bundle PRIVATE saguaro_kernels saguaro_runtime)
 # libsaguaro.so: the C API (saguaro/saguaro.h) for programs that load the model at run time (the Python package,
 # bindings/python). It exports those functions only; -u pulls them out of the runtime archive, which the model's
 # object alone does not reference.
-set(SAGUARO_C_API saguaro_init saguaro_complete saguaro_destroy saguaro_last_error)
+set(SAGUARO_C_API saguaro_init saguaro_complete saguaro_stop saguaro_destroy saguaro_last_error)
 list(JOIN SAGUARO_C_API "; " SAGUARO_C_API_LIST)
 file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/saguaro.map "{ global: ${SAGUARO_C_API_LIST}; local: *; };\n")
 add_library(saguaro_shared SHARED $<TARGET_OBJECTS:saguaro_model_code>)

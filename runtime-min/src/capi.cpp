@@ -3,6 +3,7 @@
 // saguaro_complete then runs the local answer through the cloud handoff policy (docs/handoff.md).
 #include "saguaro/saguaro.h"
 
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -32,6 +33,7 @@
 struct saguaro_model {
   std::unique_ptr<saguaro::Engine> engine;
   std::unique_ptr<saguaro::ChatTemplate> chat;  // the bundle's `chat.template`, null when it has none
+  std::atomic<bool> stop_requested{false};      // saguaro_stop: lock-free, so a signal handler may set it
 };
 
 namespace {
@@ -47,6 +49,7 @@ struct Request {
   int32_t max_soft_tokens = 0;               // per image; 0: the compiled budget
   saguaro::GenerateConfig cfg;
   std::vector<std::string> stop;
+  const std::atomic<bool>* stop_requested = nullptr;  // saguaro_stop's flag: generation ends at the next token
   bool stream_local = false;       // with the handoff: stream local pieces before the policy decides
   json policy = json::object();    // every option that is not the local generation's (the handoff policy's)
 };
@@ -239,7 +242,7 @@ bool run_local(saguaro::Engine& engine, const Request& req, const PieceSink& emi
     }
     const size_t end = cut == std::string::npos ? text.size() : cut;
     if (emit && end > before) emit(text.substr(before, end - before), static_cast<uint32_t>(id));
-    if (cut == std::string::npos) return true;
+    if (cut == std::string::npos) return !(req.stop_requested && req.stop_requested->load());
     text.resize(cut);
     return false;
   };
@@ -351,7 +354,9 @@ int complete_hybrid(saguaro_model* model, const Request& req, char* out_json, si
 int complete(saguaro_model* model, const char* messages_json, const char* options_json, char* out_json,
              size_t out_size, void (*cb)(const char*, uint32_t, void*), void* user) {
   if (!model) return fail("model is NULL", out_json, out_size);
+  model->stop_requested = false;  // a stop asked for before this call belonged to an earlier one
   Request req;
+  req.stop_requested = &model->stop_requested;
   std::string err;
   if (!parse_messages(*model, messages_json, &req, &err) || !parse_options(options_json, &req, &err) ||
       !encode_images(*model->engine, &req, &err))
@@ -423,6 +428,10 @@ extern "C" int saguaro_complete(saguaro_model_t model, const char* messages_json
     g_last_error = "saguaro_complete: unknown error";
   }
   return -1;
+}
+
+extern "C" void saguaro_stop(saguaro_model_t model) {
+  if (model) model->stop_requested = true;
 }
 
 extern "C" void saguaro_destroy(saguaro_model_t model) { delete model; }

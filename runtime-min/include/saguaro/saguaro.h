@@ -43,6 +43,11 @@ int saguaro_complete(saguaro_model_t model, const char* messages_json, const cha
                      void (*token_callback)(const char* token, uint32_t token_id, void* user_data),
                      void* user_data);
 
+/* Asks the saguaro_complete running on `model` to stop generating after its current token (as Cactus' cactus_stop):
+ * it then returns normally, with the text so far as "response". Callable from another thread or a signal handler
+ * (it only sets a flag); a call while no completion runs has no effect on the next one. NULL is allowed. */
+void saguaro_stop(saguaro_model_t model);
+
 /* Releases a model from saguaro_init (NULL is allowed). */
 void saguaro_destroy(saguaro_model_t model);
 
