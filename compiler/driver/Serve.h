@@ -2,6 +2,7 @@
 #ifndef SAGUARO_COMPILER_DRIVER_SERVE_H
 #define SAGUARO_COMPILER_DRIVER_SERVE_H
 
+#include "saguaro/handoff/chat_server.h"
 #include "saguaro/handoff/options.h"
 #include "llvm/Support/Error.h"
 
@@ -25,6 +26,7 @@ struct ServeOptions {
   std::string threads = "0";
   std::string apiKey;             // what clients must send as Authorization: Bearer KEY; empty: no check
   ServeCompletionOptions options; // serveOptions()
+  handoff::ChatServerLimits limits; // --queue, --request-timeout; the rest fixed (docs/security.md)
 };
 
 /// The key `saguaro serve` requires: the first line of `file` (trailing blanks dropped) when one is named, else

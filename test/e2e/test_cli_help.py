@@ -26,7 +26,7 @@ COMMANDS = {
     "features image": ["--decode-only", "--resized-only", "--config", "--max-soft-tokens", "--positions", "--pixels",
                        "-o"],
     "complete": ["--messages", "--options", "--task"],
-    "serve": ["--port", "--host", "--model-id", "--api-key-file", "--options"],
+    "serve": ["--port", "--host", "--model-id", "--api-key-file", "--queue", "--request-timeout", "--options"],
     "auth": ["--key-file"],
     "probe collect": ["--tasks", "-o", "--max-new", "--hidden-tap"],
     "probe train": ["-o", "--seed", "--epochs", "--verbose"],
