@@ -7,6 +7,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -127,6 +128,15 @@ def post_chat(port, body, raw=None, key=None):
             return r.status, r.read().decode()
     except urllib.error.HTTPError as e:
         return e.code, e.read().decode()
+
+
+def run_concurrently(client, n):
+    """client(0) ... client(n - 1), each on its own thread; returns when all have."""
+    threads = [threading.Thread(target=client, args=(k,)) for k in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
 
 
 def start_serve(args, model, extra, env, log_name):
