@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bounded_http_server.h"
+#include "turn_queue.h"
 #include "saguaro/handoff/chat_request.h"
 #include "saguaro/handoff/error.h"
 
@@ -59,7 +60,7 @@ struct ChatServer::Impl {
   std::string model_id;
   std::string api_key;  // empty: no check
   Generator generator;
-  std::timed_mutex generator_mutex;  // the generator (one model, one KV cache) runs one request at a time
+  TurnQueue generator_turns;  // the generator (one model, one KV cache) runs one request at a time, in arrival order
   std::atomic<int> admitted{0};  // completions generating or waiting for the generator
   std::atomic<double> mean_generation_s{1.0};  // a running mean, for Retry-After
   std::atomic<unsigned long long> next_id{1};
@@ -91,13 +92,15 @@ struct ChatServer::Impl {
                "the server is busy: " + std::to_string(limits.max_waiting) + " requests are already waiting for the model",
                "rate_limit_error", "", "server_busy");
   }
-  // The generator under its mutex, timed for Retry-After. While waiting for its turn the request is dropped (false)
-  // as soon as `wanted` says its client left, so clients that leave do not fill the queue.
+  // The generator in the request's turn, timed for Retry-After. While waiting for its turn the request is dropped
+  // (false) as soon as `wanted` says its client left, so clients that leave do not fill the queue.
   bool generate(const GenerationRequest& request, const TokenCallback& on_token, const std::function<bool()>& wanted,
                 GenerationResult* result) {
-    std::unique_lock<std::timed_mutex> lock(generator_mutex, std::defer_lock);
-    while (!lock.try_lock_for(std::chrono::milliseconds(50)))
-      if (!wanted()) return false;
+    if (!generator_turns.wait_turn(wanted, std::chrono::milliseconds(50))) return false;
+    struct EndTurn {
+      TurnQueue& turns;
+      ~EndTurn() { turns.end_turn(); }
+    } end_turn{generator_turns};
     const auto start = std::chrono::steady_clock::now();
     *result = generator(request, on_token);
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -6,6 +6,8 @@
   clients that leave mid-stream free their place;
 - a full queue (--queue 0): 429 with Retry-After, and the answers that were admitted are right;
 - SIGTERM with answers in flight: each is finished ([DONE]) and the server exits 0;
+- a client that leaves stops its generation: `saguaro serve` sends the bundle program SIGUSR1 (saguaro_stop), checked
+  on the program itself with stories260K, whose answers are long enough to stop midway;
 - RSS of the server and its bundle program over a soak of load rounds after a warm-up: printed, and the growth
   after the warm-up bounded (see RSS_GROWTH_BOUND).
 The server must answer correctly after every abuse case."""
@@ -250,7 +252,8 @@ def check_load_and_abuse(args, model, env, expected):
         print(f"load: {CLIENTS} concurrent streaming clients, {len(all_ttfts)} completions in {all_seconds:.1f} s: "
               f"time to first token p50 {percentile(all_ttfts, 50) * 1000:.1f} ms, "
               f"p99 {percentile(all_ttfts, 99) * 1000:.1f} ms; {sum(all_tokens) / all_seconds:.0f} tokens/s "
-              f"in all ({statistics.mean(all_tokens):.1f} tokens a completion)")
+              f"in all ({statistics.mean(all_tokens):.1f} tokens a completion; load average "
+              f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)")
         growth = rss[-1] - rss[0]
         print("rss (server + bundle program) after the warm-up and each soak round, MiB: "
               + " ".join(f"{r / 2**20:.1f}" for r in rss) + f"; growth {growth / 2**10:.0f} KiB over "
@@ -291,7 +294,7 @@ def check_queue_full(args, model, env, expected):
             raise SystemExit("FAIL: 20 bursts of 16 clients against --queue 0 never got 429")
         check_answers(port, expected, "after the full queue")
         print(f"ok: --queue 0: {statuses.count(429)} of {len(statuses)} burst requests got 429 (Retry-After "
-              f"{min(retry_after)}..{max(retry_after)} s), the {statuses.count(200)} others the right answer")
+              f"{min(retry_after)}..{max(retry_after)} s), the other {statuses.count(200)} the right answer")
     finally:
         server.terminate()
         server.wait(timeout=60)
@@ -340,6 +343,44 @@ def check_sigterm(args, model, env, expected):
     print(f"ok: SIGTERM with {len(results)} streams in flight: each finished with [DONE], exit 0")
 
 
+def check_stop_signal(args, env):
+    """The bundle program in --serve-stdio mode, SIGUSR1 at the first token: the answer ends early with a prefix of
+    the full one, and the next request is answered in full."""
+    model = common.require_shared(args, "data", "stories260K", "stories260K.bin")
+    tok = common.require_shared(args, "data", "stories260K", "tok512.bin")
+    out = os.path.join(args.work_dir, "stories-bundle")
+    common.run([args.saguaro, "compile", model, "--tokenizer", tok, "-o", out], args)
+    common.run(["cmake", "-S", out, "-B", out + "/build", "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release"], args)
+    common.run(["cmake", "--build", out + "/build"], args)
+    program = subprocess.Popen([out + "/build/saguaro_bundle", out + "/weights.sgw", "--serve-stdio"], env=env,
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    request = json.dumps({"messages": [{"role": "user", "content": "Once upon a time"}],
+                          "options": {"max_tokens": 400, "temperature": 0}}) + "\n"
+
+    def answer(stop):
+        program.stdin.write(request)
+        program.stdin.flush()
+        while True:
+            line = json.loads(program.stdout.readline())
+            if "token" in line:
+                if stop:
+                    program.send_signal(signal.SIGUSR1)
+                    stop = False
+                continue
+            return line["response"]["response"], line["response"]["decode_tokens"]
+    full, full_tokens = answer(False)
+    stopped, stopped_tokens = answer(True)
+    again, _ = answer(False)
+    program.stdin.close()
+    if program.wait(timeout=60) != 0:
+        raise SystemExit("FAIL: the bundle program did not exit 0 at the end of its input")
+    if not (stopped_tokens < full_tokens and full.startswith(stopped)) or again != full:
+        raise SystemExit(f"FAIL: SIGUSR1 at the first token: {stopped_tokens} of {full_tokens} tokens "
+                         f"({stopped[:80]!r}), then {again[:80]!r}")
+    print(f"ok: SIGUSR1 at the first token stopped the bundle program's answer after {stopped_tokens} of "
+          f"{full_tokens} tokens; the next answer was whole")
+
+
 def main():
     args = common.parse_args()
     model = os.path.join(args.source_dir, "examples", "models", "default")
@@ -356,6 +397,7 @@ def main():
     check_load_and_abuse(args, model, env, expected)
     check_queue_full(args, model, env, expected)
     check_sigterm(args, model, env, expected)
+    check_stop_signal(args, env)
 
 
 if __name__ == "__main__":

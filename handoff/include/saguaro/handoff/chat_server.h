@@ -56,7 +56,7 @@ struct ChatServerLimits {
 
 class ChatServer {
  public:
-  // The generator is called under a mutex: one generation at a time, while connections are served concurrently.
+  // The generator runs one request at a time, in arrival order, while connections are served concurrently.
   ChatServer(std::string model_id, Generator generator, ChatServerLimits limits = {});
   ~ChatServer();
   ChatServer(const ChatServer&) = delete;
