@@ -9,7 +9,7 @@ endif()
 find_package(nlohmann_json 3 REQUIRED)
 find_package(Threads REQUIRED)
 
-# Every source the bundle carries (src/chat_server.cpp is left out of the copy).
+# Every source the bundle carries (the chat server's are left out of the copy: EmitBundle.cpp).
 file(GLOB_RECURSE SAGUARO_HANDOFF_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/src/*.cpp)
 add_library(saguaro_handoff STATIC ${SAGUARO_HANDOFF_SOURCES})
 # runtime-min's header-only media_url.h: the local and the cloud side read image references by the same rules (a

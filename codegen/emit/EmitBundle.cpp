@@ -89,9 +89,11 @@ llvm::Error copyRuntime(const BundleInputs &in, llvm::StringRef dir) {
   llvm::sys::path::append(header, "saguaro/runtime-min/src/weights_generated.h");
   if (std::error_code ec = llvm::sys::fs::copy_file(in.blobSchemaHeader, header))
     return fileError(in.blobSchemaHeader, "cannot copy: " + ec.message());
-  // The chat server (cpp-httplib) belongs to `saguaro serve`, not to a device app.
+  // The chat server (cpp-httplib) belongs to `saguaro serve`, not to a device app: its files are left out.
   if (handoff)
-    llvm::sys::fs::remove(dir + "/saguaro/handoff/src/chat_server.cpp");
+    for (const char *server : {"chat_server.cpp", "bounded_http_server.cpp", "bounded_http_server.h", "turn_queue.cpp",
+                               "turn_queue.h"})
+      llvm::sys::fs::remove(dir + "/saguaro/handoff/src/" + server);
   return llvm::Error::success();
 }
 

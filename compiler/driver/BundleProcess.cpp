@@ -36,8 +36,10 @@ json BundleProcess::respond(const json &messages, const json &options,
     if (j.is_discarded())
       continue;
     if (j.contains("token")) {
-      if (forward)
-        forward = onToken(j["token"].get<std::string>()); // a client that left: finish quietly, stop forwarding
+      // A caller that wants no more (a client that left): the program stops generating and its answer is read to
+      // the end.
+      if (forward && !(forward = onToken(j["token"].get<std::string>())))
+        interrupt();
       continue;
     }
     if (j.contains("error")) {
@@ -56,7 +58,7 @@ json BundleProcess::respond(const json &messages, const json &options,
 void BundleProcess::interrupt() const {
   const pid_t child = pid;
   if (child > 0)
-    kill(child, SIGINT);
+    kill(child, SIGUSR1);
 }
 
 bool BundleProcess::start() {

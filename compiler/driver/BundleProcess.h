@@ -26,12 +26,12 @@ public:
   BundleProcess &operator=(const BundleProcess &) = delete;
 
   /// saguaro_complete's response JSON for `messages` under `options`; each piece goes to onToken as the program
-  /// prints it (onToken returning false stops forwarding, not the generation). Throws handoff::InvalidRequest for
+  /// prints it (onToken returning false stops forwarding and interrupts the generation). Throws handoff::InvalidRequest for
   /// the request's own problems (errors naming messages_json or options_json) and handoff::HandoffError otherwise.
   nlohmann::json respond(const nlohmann::json &messages, const nlohmann::json &options,
                          const std::function<bool(const std::string &)> &onToken);
 
-  /// Ends the running generation after its current token (SIGINT, which the program turns into saguaro_stop); its
+  /// Ends the running generation after its current token (SIGUSR1, which the program turns into saguaro_stop); its
   /// response then has "stopped": true. Async-signal-safe: only kill(2) on a pid read once.
   void interrupt() const;
 

@@ -4,9 +4,9 @@
 // user message, or a command (/help). The whole conversation goes to the program each turn, so the compiled chat
 // template renders it and the reply streams back piece by piece. With a hand-off policy in --options the local
 // reply streams as it is generated, then the policy decides (handoff::hybrid_complete_json, as `saguaro complete`
-// does) and a cloud answer follows when it hands off. Ctrl-C during a reply asks the program to stop (SIGINT, which
-// it turns into saguaro_stop); the partial reply stays in the conversation. Compiled with exceptions (handoff/ and
-// nlohmann::json use them); nothing escapes this file.
+// does) and a cloud answer follows when it hands off. Ctrl-C during a reply asks the program to stop (SIGUSR1,
+// which it turns into saguaro_stop); the partial reply stays in the conversation. Compiled with exceptions
+// (handoff/ and nlohmann::json use them); nothing escapes this file.
 //
 //===------------------------------------------------------------------------------------===//
 #include "compiler/driver/Chat.h"

@@ -19,10 +19,14 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <atomic>
 #include <csignal>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <pthread.h>
+#include <thread>
 
 using nlohmann::json;
 using namespace saguaro;
@@ -49,6 +53,40 @@ llvm::Expected<std::string> saguaro::serveApiKey(const std::string &file) {
 }
 
 namespace {
+/// SIGTERM and SIGINT stop the server gently: no new connections, the answers in flight are finished, then serve()
+/// returns and the process exits 0; a second signal ends it at once. The signals are blocked in every thread and
+/// taken here by sigwait, so no code runs in a signal handler. The bundle program, started later, inherits the mask:
+/// it ends when its input closes, not in the middle of an answer (a terminal's Ctrl-C reaches it too).
+class DrainOnSignals {
+public:
+  explicit DrainOnSignals(handoff::ChatServer &server) {
+    sigemptyset(&signals);
+    sigaddset(&signals, SIGTERM);
+    sigaddset(&signals, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+    waiter = std::thread([this, &server] {
+      int signal = 0;
+      if (sigwait(&signals, &signal) != 0 || done)
+        return;
+      llvm::errs() << "saguaro: " << strsignal(signal) << ": finishing the answers in flight\n";
+      llvm::errs().flush();
+      server.stop();
+      if (sigwait(&signals, &signal) == 0 && !done)
+        std::_Exit(1);
+    });
+  }
+  ~DrainOnSignals() {
+    done = true;
+    pthread_kill(waiter.native_handle(), SIGTERM); // wakes the sigwait
+    waiter.join();
+  }
+
+private:
+  sigset_t signals;
+  std::atomic<bool> done{false};
+  std::thread waiter;
+};
+
 /// The generation result of saguaro_complete's response JSON `local`.
 handoff::GenerationResult resultOf(const json &local, const std::string &text, long long maxTokens) {
   handoff::GenerationResult result;
@@ -108,7 +146,7 @@ int saguaro::runServe(const ServeOptions &o) {
                       {"error", h["error"]}};
       onToken(result.text);
       return result;
-    });
+    }, o.limits);
     server.require_api_key(o.apiKey);
     int port = server.bind(o.host, o.port);
     llvm::errs() << "saguaro: serving " << o.bundle << " as \"" << o.modelId << "\" on http://" << o.host << ":"
@@ -118,6 +156,7 @@ int saguaro::runServe(const ServeOptions &o) {
       llvm::errs() << "saguaro: warning: no API key (--api-key-file or $SAGUARO_SERVE_API_KEY): anyone who can reach "
                    << o.host << ":" << port << " can use this model\n";
     llvm::errs().flush();
+    DrainOnSignals drain(server);
     server.serve();
     return 0;
   } catch (const std::exception &e) {

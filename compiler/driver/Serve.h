@@ -3,6 +3,7 @@
 #define SAGUARO_COMPILER_DRIVER_SERVE_H
 
 #include "compiler/driver/CompletionJson.h"
+#include "saguaro/handoff/chat_server.h"
 #include "llvm/Support/Error.h"
 
 #include <nlohmann/json.hpp>
@@ -17,7 +18,8 @@ struct ServeOptions {
   int port = 8080;                // 0: any free port (printed)
   std::string threads = "0";
   std::string apiKey;             // what clients must send as Authorization: Bearer KEY; empty: no check
-  SessionOptions options;         // readSessionOptions()
+  SessionOptions options;           // readSessionOptions()
+  handoff::ChatServerLimits limits; // --queue, --request-timeout; the rest fixed (docs/security.md)
 };
 
 /// The key `saguaro serve` requires: the first line of `file` (trailing blanks dropped) when one is named, else

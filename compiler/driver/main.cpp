@@ -525,6 +525,12 @@ int cmdServe(const Args &a) {
   auto port = intFlag(a, "--port", 8080);
   if (!port || *port < 0 || *port > 65535)
     return fail(port ? "--port must be between 0 and 65535" : llvm::toString(port.takeError()));
+  auto queue = intFlag(a, "--queue", ServeOptions().limits.max_waiting);
+  if (!queue || *queue < 0 || *queue > 1000)
+    return fail(queue ? "--queue must be between 0 and 1000" : llvm::toString(queue.takeError()));
+  auto timeout = intFlag(a, "--request-timeout", ServeOptions().limits.request_timeout_ms / 1000);
+  if (!timeout || *timeout < 1 || *timeout > 3600)
+    return fail(timeout ? "--request-timeout must be between 1 and 3600 seconds" : llvm::toString(timeout.takeError()));
   auto apiKey = serveApiKey(a.value("--api-key-file"));
   if (!apiKey) // before anything is compiled
     return fail(llvm::toString(apiKey.takeError()));
@@ -542,6 +548,8 @@ int cmdServe(const Args &a) {
   o.modelId = a.value("--model-id", llvm::sys::path::filename(llvm::StringRef(a.positional[0]).rtrim('/')).str());
   o.host = a.value("--host", o.host);
   o.threads = a.value("--threads", o.threads);
+  o.limits.max_waiting = static_cast<int>(*queue);
+  o.limits.request_timeout_ms = *timeout * 1000;
   return runServe(o);
 }
 
@@ -729,6 +737,8 @@ std::vector<cli::Command> commands() {
               {"--host", "ADDRESS", "default 127.0.0.1"},
               {"--model-id", "NAME", "the model name clients see; default: the directory's"},
               {"--api-key-file", "FILE", "the key clients must send; default $SAGUARO_SERVE_API_KEY"},
+              {"--queue", "N", "requests that may wait for the model; more get 429 (default 8)"},
+              {"--request-timeout", "S", "seconds a request may take to arrive whole (default 10)"},
               {"--options", "JSON_OR_FILE", "complete's options, for every request"}},
              kThreadsOption,
              kCompileOptions}),

@@ -2,13 +2,15 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <memory>
-#include <mutex>
 #include <thread>
 
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
+#include "bounded_http_server.h"
+#include "turn_queue.h"
 #include "saguaro/handoff/chat_request.h"
 #include "saguaro/handoff/error.h"
 
@@ -49,16 +51,61 @@ json usage_json(const GenerationResult& r) {
 }  // namespace
 
 struct ChatServer::Impl {
+  explicit Impl(const ChatServerLimits& limits)
+      : limits(limits),
+        server(HttpLimits{std::chrono::milliseconds(limits.request_timeout_ms), limits.max_header_bytes}) {}
+
+  const ChatServerLimits limits;
   std::string model_id;
   std::string api_key;  // empty: no check
   Generator generator;
-  std::mutex generator_mutex;  // the generator (one model, one KV cache) runs one request at a time
+  TurnQueue generator_turns;  // the generator (one model, one KV cache) runs one request at a time, in arrival order
+  std::atomic<int> admitted{0};  // completions generating or waiting for the generator
+  std::atomic<double> mean_generation_s{1.0};  // a running mean, for Retry-After
   std::atomic<unsigned long long> next_id{1};
-  httplib::Server server;
+  BoundedHttpServer server;
   std::thread background;
   long long created = unix_seconds();
 
   std::string new_completion_id() { return "chatcmpl-saguaro-" + std::to_string(next_id++); }
+
+  // A place among the completions generating or waiting, given back when the generation ends (before the client
+  // sees the end of the answer and asks again), or when a stream's content provider is dropped without running.
+  struct Admission {
+    std::atomic<int>& count;
+    std::atomic<bool> held{true};
+    void release() {
+      if (held.exchange(false)) --count;
+    }
+    ~Admission() { release(); }
+  };
+  std::shared_ptr<Admission> admit() {
+    if (++admitted > limits.max_waiting + 1) return --admitted, nullptr;
+    return std::shared_ptr<Admission>(new Admission{admitted});
+  }
+  void send_busy(httplib::Response& res) const {
+    // Time for the generations ahead to finish, from the mean of the recent ones; at least a second.
+    const double wait = mean_generation_s.load() * static_cast<double>(admitted.load());
+    res.set_header("Retry-After", std::to_string(std::max(1LL, static_cast<long long>(std::ceil(wait)))));
+    send_error(res, 429,
+               "the server is busy: " + std::to_string(limits.max_waiting) + " requests are already waiting for the model",
+               "rate_limit_error", "", "server_busy");
+  }
+  // The generator in the request's turn, timed for Retry-After. While waiting for its turn the request is dropped
+  // (false) as soon as `wanted` says its client left, so clients that leave do not fill the queue.
+  bool generate(const GenerationRequest& request, const TokenCallback& on_token, const std::function<bool()>& wanted,
+                GenerationResult* result) {
+    if (!generator_turns.wait_turn(wanted, std::chrono::milliseconds(50))) return false;
+    struct EndTurn {
+      TurnQueue& turns;
+      ~EndTurn() { turns.end_turn(); }
+    } end_turn{generator_turns};
+    const auto start = std::chrono::steady_clock::now();
+    *result = generator(request, on_token);
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    mean_generation_s = 0.8 * mean_generation_s.load() + 0.2 * s;
+    return true;
+  }
 
   json chunk(const std::string& id, long long ts, const json& delta, const json& finish_reason) const {
     return {{"id", id},
@@ -76,12 +123,13 @@ struct ChatServer::Impl {
       return send_error(res, 400, bad.message, "invalid_request_error", bad.param);
     }
     GenerationRequest& request = parsed.generation;
-    if (parsed.stream) return stream_completion(std::move(request), parsed.include_usage, res);
+    std::shared_ptr<Admission> admission = admit();
+    if (!admission) return send_busy(res);
+    if (parsed.stream) return stream_completion(std::move(request), parsed.include_usage, std::move(admission), res);
 
     GenerationResult result;
     try {
-      std::lock_guard<std::mutex> lock(generator_mutex);
-      result = generator(request, [](const std::string&) { return true; });
+      generate(request, [](const std::string&) { return true; }, [] { return true; }, &result);
     } catch (const InvalidRequest& e) {
       return send_error(res, 400, e.what(), "invalid_request_error", "messages");
     }
@@ -95,26 +143,30 @@ struct ChatServer::Impl {
 
   // Server-sent events in OpenAI's chunk format: a role delta, content deltas, a finish chunk, an optional usage
   // chunk, then [DONE]. The generator runs inside the content provider so each piece goes out as it is made.
-  void stream_completion(GenerationRequest request, bool include_usage, httplib::Response& res) {
+  void stream_completion(GenerationRequest request, bool include_usage, std::shared_ptr<Admission> admission,
+                         httplib::Response& res) {
     const std::string id = new_completion_id();
     const long long ts = unix_seconds();
     res.set_header("Cache-Control", "no-cache");
     res.set_chunked_content_provider(
         "text/event-stream",
-        [this, request = std::move(request), include_usage, id, ts](size_t, httplib::DataSink& sink) {
+        [this, request = std::move(request), include_usage, id, ts, admission](size_t, httplib::DataSink& sink) {
           auto send = [&sink](const json& event) {
             const std::string line = "data: " + event.dump() + "\n\n";
             return sink.write(line.data(), line.size());
           };
           bool client_alive = send(chunk(id, ts, {{"role", "assistant"}, {"content", ""}}, nullptr));
+          if (!client_alive) return false;  // gone before its turn: nothing to generate
           GenerationResult result;
           try {
-            std::lock_guard<std::mutex> lock(generator_mutex);
-            result = generator(request, [&](const std::string& piece) {
+            auto on_piece = [&](const std::string& piece) {
               client_alive = client_alive && send(chunk(id, ts, {{"content", piece}}, nullptr));
               return client_alive;
-            });
+            };
+            if (!generate(request, on_piece, [&] { return sink.is_writable(); }, &result)) return false;
+            admission->release();
           } catch (const std::exception& e) {
+            admission->release();
             // Headers are already sent; an error event is the only way left to tell the client.
             send(json{{"error", {{"message", std::string("generation failed: ") + e.what()}, {"type", "server_error"}}}});
             sink.done();
@@ -143,13 +195,14 @@ struct ChatServer::Impl {
   }
 };
 
-ChatServer::ChatServer(std::string model_id, Generator generator) : impl_(std::make_unique<Impl>()) {
+ChatServer::ChatServer(std::string model_id, Generator generator, ChatServerLimits limits)
+    : impl_(std::make_unique<Impl>(limits)) {
   impl_->model_id = std::move(model_id);
   impl_->generator = std::move(generator);
   Impl* impl = impl_.get();
   // Enough workers that 8 clients holding keep-alive connections do not starve a ninth.
   impl->server.new_task_queue = [] { return new httplib::ThreadPool(16); };
-  impl->server.set_payload_max_length(32u << 20);
+  impl->server.set_payload_max_length(limits.max_body_bytes);
   impl->server.set_pre_routing_handler([impl](const httplib::Request& req, httplib::Response& res) {
     if (impl->api_key.empty() || bearer_matches(req.get_header_value("Authorization"), impl->api_key))
       return httplib::Server::HandlerResponse::Unhandled;
@@ -173,9 +226,22 @@ ChatServer::ChatServer(std::string model_id, Generator generator) : impl_(std::m
     }
     send_error(res, 500, "generation failed: " + what, "server_error");
   });
-  // Unknown paths and methods get the same JSON envelope as everything else.
-  impl->server.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
+  // Requests cut off by a limit, unknown paths and methods get the same JSON envelope as everything else.
+  impl->server.set_error_handler([impl](const httplib::Request& req, httplib::Response& res) {
     if (!res.body.empty()) return;
+    const RequestBreach breach = current_request_breach();
+    if (breach == RequestBreach::kTimeout)
+      return send_error(res, 408,
+                        "the request did not arrive whole within " + std::to_string(impl->limits.request_timeout_ms) +
+                            " ms",
+                        "invalid_request_error");
+    if (breach == RequestBreach::kHeaderTooLarge)
+      return send_error(res, 431, "the request headers are larger than " +
+                                      std::to_string(impl->limits.max_header_bytes) + " bytes",
+                        "invalid_request_error");
+    if (res.status == 413)
+      return send_error(res, 413, "the request body is larger than " + std::to_string(impl->limits.max_body_bytes) +
+                                      " bytes", "invalid_request_error");
     const int status = res.status;
     send_error(res, status, "no route for " + req.method + " " + req.path,
                status == 404 ? "not_found_error" : "invalid_request_error");

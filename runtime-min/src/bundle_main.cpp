@@ -1,6 +1,7 @@
 // The bundle program: llama2.c-style text generation, or dumping logits of given token ids to .npy.
 #include "saguaro/bundle_main.h"
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -391,7 +392,7 @@ class CompletionModel {
   CompletionModel& operator=(const CompletionModel&) = delete;
 
   bool loaded() const { return model_ != nullptr; }
-  saguaro_model_t handle() const { return model_; }
+  void stop() { saguaro_stop(model_); }
   // The response JSON, or nullptr (saguaro_last_error() says why).
   const char* complete(const char* messages, const char* options,
                        void (*on_token)(const char*, uint32_t, void*) = nullptr) {
@@ -418,18 +419,27 @@ int run_complete(const Args& a) {
   return 0;
 }
 
+// The model --serve-stdio answers with: SIGUSR1 (`saguaro serve` sends it when the client left, `saguaro chat` on
+// Ctrl-C) stops the generation running on it (saguaro_stop), which then answers as usual with the text so far and
+// "stopped": true.
+std::atomic<CompletionModel*> g_serving{nullptr};
+void stop_serving(int) {
+  if (CompletionModel* model = g_serving.load()) model->stop();
+}
+
 // One completion per line of standard input, {"messages": [...], "options": {...}}, answered on standard output by
 // {"token": PIECE} lines as the text is generated, then {"response": saguaro_complete's JSON} (or
-// {"error": MESSAGE}); the model stays loaded between requests. SIGINT ends the running generation (saguaro_stop:
-// its response comes with "stopped": true) instead of the program. `saguaro serve` and `saguaro chat` drive this
-// over a pipe.
-saguaro_model_t g_serving_model = nullptr;
+// {"error": MESSAGE}); the model stays loaded between requests. `saguaro serve` and `saguaro chat` drive this over
+// a pipe.
 
 int run_serve_stdio(const Args& a) {
   CompletionModel model(a.bundle);
   if (!model.loaded()) return fail(saguaro_last_error());
-  g_serving_model = model.handle();
-  std::signal(SIGINT, [](int) { saguaro_stop(g_serving_model); });
+  g_serving = &model;
+  struct sigaction on_usr1 = {};
+  on_usr1.sa_handler = stop_serving;
+  on_usr1.sa_flags = SA_RESTART;  // reading the next request goes on
+  sigaction(SIGUSR1, &on_usr1, nullptr);
   auto on_token = [](const char* piece, uint32_t, void*) {
     std::printf("%s\n", nlohmann::json{{"token", piece}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
     std::fflush(stdout);
@@ -449,8 +459,7 @@ int run_serve_stdio(const Args& a) {
     std::printf("%s\n", reply.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
     std::fflush(stdout);
   }
-  std::signal(SIGINT, SIG_DFL);
-  g_serving_model = nullptr;
+  g_serving = nullptr;
   return 0;
 }
 

@@ -132,6 +132,15 @@ def post_chat(port, body, raw=None, key=None):
         return e.code, e.read().decode()
 
 
+def run_concurrently(client, n):
+    """client(0) ... client(n - 1), each on its own thread; returns when all have."""
+    threads = [threading.Thread(target=client, args=(k,)) for k in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+
+
 def start_serve(args, model, extra, env, log_name):
     """`saguaro serve MODEL --port P --model-id default EXTRA...`, once /v1/models answers (any status): returns
     (process, port, log path, /v1/models JSON)."""

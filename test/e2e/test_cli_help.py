@@ -27,7 +27,7 @@ COMMANDS = {
                        "-o"],
     "complete": ["--messages", "--options", "--task"],
     "chat": ["--options", "--system", "--threads"],
-    "serve": ["--port", "--host", "--model-id", "--api-key-file", "--options"],
+    "serve": ["--port", "--host", "--model-id", "--api-key-file", "--queue", "--request-timeout", "--options"],
     "auth": ["--key-file"],
     "probe collect": ["--tasks", "-o", "--max-new", "--hidden-tap"],
     "probe train": ["-o", "--seed", "--epochs", "--verbose"],

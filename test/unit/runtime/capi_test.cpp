@@ -75,6 +75,33 @@ TEST_F(CApi, StreamsTokensToCallback) {
   EXPECT_EQ(streamed, json::parse(buf)["response"]);
 }
 
+// saguaro_stop during a completion (here from its own callback, as a signal handler or another thread would) ends
+// the generation after the current token; the completion answers with the text so far. A stop asked for between
+// completions does not cut the next one.
+TEST_F(CApi, StopEndsTheRunningCompletion) {
+  struct Seen {
+    saguaro_model_t model;
+    std::string text;
+  } seen{model_, ""};
+  auto stop_at_first = [](const char* tok, uint32_t, void* user) {
+    auto* s = static_cast<Seen*>(user);
+    s->text += tok;
+    saguaro_stop(s->model);
+  };
+  char buf[4096];
+  ASSERT_GT(saguaro_complete(model_, kMsgs, R"({"temperature":0})", buf, sizeof buf, stop_at_first, &seen), 0);
+  const json stopped = json::parse(buf);
+  EXPECT_EQ(seen.text, "b");
+  EXPECT_EQ(stopped["response"], "b");
+  EXPECT_EQ(stopped["decode_tokens"], 1);
+  EXPECT_EQ(stopped["stopped"], true);
+  saguaro_stop(model_);
+  saguaro_stop(nullptr);
+  const json whole = complete(kMsgs, R"({"temperature":0})");
+  EXPECT_EQ(whole["response"], "baba");
+  EXPECT_FALSE(whole.contains("stopped"));
+}
+
 TEST_F(CApi, SeededSamplingIsReproducible) {
   const char* opts = R"({"temperature":1.5,"top_p":1.0,"seed":7,"max_tokens":20})";
   EXPECT_EQ(complete(kMsgs, opts)["response"], complete(kMsgs, opts)["response"]);

@@ -43,10 +43,21 @@ struct InvalidRequest : HandoffError {
 using TokenCallback = std::function<bool(const std::string& piece)>;
 using Generator = std::function<GenerationResult(const GenerationRequest& request, const TokenCallback& on_token)>;
 
+// What the server accepts (docs/security.md, "Limits").
+struct ChatServerLimits {
+  // Requests waiting for the generator besides the one it runs; one more is answered 429 with Retry-After.
+  int max_waiting = 8;
+  // A request (line, headers and body) must arrive whole within this time of its first byte, else 408 and the
+  // connection closes: a client trickling bytes cannot hold a worker.
+  long long request_timeout_ms = 10000;
+  size_t max_header_bytes = 64 * 1024;        // the request line and headers; more is 431
+  size_t max_body_bytes = size_t{32} << 20;   // more is 413
+};
+
 class ChatServer {
  public:
-  // The generator is called under a mutex: one generation at a time, while connections are served concurrently.
-  ChatServer(std::string model_id, Generator generator);
+  // The generator runs one request at a time, in arrival order, while connections are served concurrently.
+  ChatServer(std::string model_id, Generator generator, ChatServerLimits limits = {});
   ~ChatServer();
   ChatServer(const ChatServer&) = delete;
   ChatServer& operator=(const ChatServer&) = delete;
@@ -59,10 +70,12 @@ class ChatServer {
   int bind(const std::string& host, int port);
   // Serves until stop(); blocks. Call bind() first.
   void serve();
+  // Stops accepting connections; serve() returns once the requests in flight are answered (idle keep-alive
+  // connections close at once). Callable from any thread; waits for that drain when serve_in_background started it.
+  void stop();
   // Starts serve() on a background thread and returns once the server accepts connections; throws HandoffError
   // when it cannot start.
   void serve_in_background();
-  void stop();
 
  private:
   struct Impl;
