@@ -143,17 +143,23 @@ struct JsonMask::Impl {
     const std::vector<TokenTrie::Node>& nodes = vocab->nodes();
     const std::vector<int32_t>& order = vocab->order();
     if (walk.size() < d + 2) walk.resize(d + 2);
-    const bool invariant = matcher.plain_invariant(walk[d]);
-    const int64_t cost_here = invariant ? matcher.bytes_to_complete(walk[d]) : 0;
+    int64_t room = 0, need = 0;
+    const bool in_string = matcher.inside_string(walk[d], &room, &need);
+    const int64_t cost_here = in_string ? matcher.bytes_to_complete(walk[d]) : 0;
     const TokenTrie::Node& node = nodes[t];
     for (uint32_t k = 0; k < node.n_children; ++k) {
       const uint32_t ci = node.first_child + k;
       const TokenTrie::Node& child = nodes[ci];
-      if (invariant && child.plain) {
-        // Inside an unbounded string every plain byte leaves the state as it is: the whole subtree is allowed.
-        if (cost_here > budget) continue;
-        for (uint32_t i = child.tok_begin; i < child.tok_end; ++i) allow(m, order[i]);
-        m->worst_after = std::max(m->worst_after, cost_here);
+      if (in_string && child.plain) {
+        // Inside a string each plain byte is one more code point: a token of the subtree fits when its remaining
+        // bytes do, and brings the completion that many bytes closer while the minimum length is not reached.
+        for (uint32_t i = child.tok_begin; i < child.tok_end; ++i) {
+          const int64_t bytes = static_cast<int64_t>(vocab->piece(order[i]).size() - d);
+          const int64_t after = cost_here - std::min(bytes, need);
+          if ((room >= 0 && bytes > room) || after > budget) continue;
+          allow(m, order[i]);
+          m->worst_after = std::max(m->worst_after, after);
+        }
         continue;
       }
       matcher.step(walk[d], child.byte, &walk[d + 1]);
