@@ -47,6 +47,8 @@ public:
       throw handoff::HandoffError(bundle + ": cannot start the bundle program");
     json options = defaults;
     options["max_tokens"] = r.max_tokens, options["temperature"] = r.temperature;
+    if (!r.response_format.is_null())
+      options["response_format"] = r.response_format;
     json request = {{"messages", r.messages_json}, {"options", options}};
     std::string line = request.dump() + "\n";
     if (std::fwrite(line.data(), 1, line.size(), in) != line.size() || std::fflush(in) != 0) {
