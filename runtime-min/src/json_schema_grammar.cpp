@@ -387,9 +387,4 @@ bool compile_json_schema(const std::string& schema_json, JsonGrammarNodes* out, 
   }
 }
 
-void any_json_object(JsonGrammarNodes* out) {
-  std::string err;
-  compile_json_schema(R"({"type":"object"})", out, &err);
-}
-
 }  // namespace saguaro

@@ -61,9 +61,7 @@ struct JsonGrammarNodes {
   std::vector<int32_t> self_;  // self_[i] == i
 };
 
-/// Compiles `schema` (parsed JSON text) into *out; false + err ("#/path: problem").
+/// Compiles `schema_json` (JSON text) into *out; false + err ("#/path: problem").
 bool compile_json_schema(const std::string& schema_json, JsonGrammarNodes* out, std::string* err);
-/// The nodes of any JSON object ({"type":"json_object"}).
-void any_json_object(JsonGrammarNodes* out);
 
 }  // namespace saguaro

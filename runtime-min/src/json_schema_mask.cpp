@@ -44,11 +44,6 @@ std::shared_ptr<const JsonGrammar> JsonGrammar::from_response_format(std::string
   return g;
 }
 
-int32_t JsonGrammar::shortest_value_bytes() const {
-  return static_cast<int32_t>(std::min<int64_t>(nodes->nodes[nodes->root].min_bytes,
-                                                std::numeric_limits<int32_t>::max()));
-}
-
 namespace {
 
 bool plain_byte(uint8_t c) { return c >= 0x20 && c < 0x7F && c != '"' && c != '\\'; }
@@ -222,24 +217,6 @@ bool JsonMask::feed(std::string_view bytes) {
 
 void JsonMask::accept(int32_t token) {
   if (token >= 0 && token < impl_->vocab->vocab()) feed(impl_->vocab->piece(token));
-}
-
-std::vector<int32_t> JsonMask::allowed(int32_t tokens_left) {
-  // Each remaining byte can be its own token, so a value needing at most tokens_left - 1 more bytes after this
-  // token can still be closed.
-  const int64_t budget = static_cast<int64_t>(tokens_left) - 1;
-  const StateMask* m = &impl_->unbudgeted();
-  if (m->worst_after > budget) {
-    impl_->compute(budget, &impl_->scratch);
-    m = &impl_->scratch;
-  }
-  std::vector<int32_t> ids;
-  for (int32_t id = 0; id < impl_->vocab->vocab(); ++id)
-    if (m->bits[id >> 6] >> (id & 63) & 1) ids.push_back(id);
-  if (complete())
-    for (int32_t id : impl_->vocab->stop_ids()) ids.push_back(id);
-  std::sort(ids.begin(), ids.end());
-  return ids;
 }
 
 bool JsonMask::mask(float* logits, int32_t vocab, int32_t tokens_left, std::string* err) {

@@ -40,8 +40,6 @@ class JsonGrammar {
   /// Compiles an OpenAI response_format: {"type":"json_object"}, {"type":"json_schema","json_schema":{"schema":
   /// S}} (or {"type":"json_schema","schema":S}); null + err. {"type":"text"} is no constraint: null, err empty.
   static std::shared_ptr<const JsonGrammar> from_response_format(std::string_view format_json, std::string* err);
-  /// Bytes of the shortest value the grammar accepts.
-  int32_t shortest_value_bytes() const;
 
   std::shared_ptr<const JsonGrammarNodes> nodes;
 };
@@ -91,8 +89,6 @@ class JsonMask : public TokenConstraint {
   bool complete() const;
   /// Feeds bytes directly (tests); false when the grammar rejects them (the state is then unchanged).
   bool feed(std::string_view bytes);
-  /// The ids mask() would allow with `tokens_left` tokens to go (tests, the bench).
-  std::vector<int32_t> allowed(int32_t tokens_left);
 
  private:
   struct Impl;
