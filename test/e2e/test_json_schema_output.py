@@ -80,6 +80,35 @@ def main():
                     failures.append(f"{fmt}: error {str(e)!r}, expected it to start with {expect!r}")
         m.complete(messages, {"max_tokens": 4})
 
+    # The same constraint through `saguaro complete --response-format FILE` and `saguaro serve`'s response_format.
+    person = {"type": "object", "properties": {"name": {"type": "string", "maxLength": 8}, "age": {"type": "integer"}},
+              "required": ["name", "age"], "additionalProperties": False}
+    fmt = {"type": "json_schema", "json_schema": {"name": "person", "schema": person}}
+    fmt_path = os.path.join(args.work_dir, "format.json")
+    json.dump(fmt, open(fmt_path, "w"))
+    out = common.run([args.saguaro, "complete", bundle, "--messages", json.dumps(messages), "--options",
+                      json.dumps({"max_tokens": 64, "seed": 3}), "--response-format", fmt_path], args)
+    answers = [("saguaro complete", json.loads(out.stdout)["response"])]
+    server, port, log, _ = common.start_serve(args, bundle, [], dict(os.environ), "serve.log")
+    try:
+        status, text = common.post_chat(port, {"messages": messages, "max_tokens": 64, "response_format": fmt})
+        if status != 200:
+            failures.append(f"serve with response_format: status {status}: {text}")
+        else:
+            answers.append(("saguaro serve", json.loads(text)["choices"][0]["message"]["content"]))
+        bad_fmt = {"type": "json_schema", "json_schema": {"schema": {"type": "string", "pattern": "a+"}}}
+        status, text = common.post_chat(port, {"messages": messages, "response_format": bad_fmt})
+        if status != 400 or 'unsupported keyword \\"pattern\\"' not in text:
+            failures.append(f"serve with an unsupported keyword: status {status}: {text}")
+    finally:
+        server.terminate()
+        server.wait()
+    for where, answer in answers:
+        try:
+            jsonschema.validate(json.loads(answer), person)
+        except (ValueError, jsonschema.ValidationError) as e:
+            failures.append(f"{where}: {answer!r}: {str(e).splitlines()[0]}")
+
     # The default model's vocabulary cannot write an object: a clear error, not a broken answer.
     default = common.build_default_bundle(args, os.path.join(args.work_dir, "default"))
     msgs = os.path.join(args.work_dir, "messages.json")
