@@ -9,7 +9,6 @@
 #include <unordered_map>
 
 #include "json_grammar_matcher.h"
-#include "saguaro/engine.h"
 
 namespace saguaro {
 
@@ -89,13 +88,6 @@ TokenTrie::TokenTrie(const std::vector<std::string>& pieces, std::vector<int32_t
   std::sort(order_.begin(), order_.end(), [&](int32_t a, int32_t b) { return pieces_[a] < pieces_[b]; });
   nodes_.resize(1);
   build_trie(nodes_, order_, pieces_, 0, 0, static_cast<uint32_t>(order_.size()), 0);
-}
-
-std::shared_ptr<const TokenTrie> TokenTrie::of_engine(const Engine& engine) {
-  std::vector<std::string> pieces;
-  std::vector<int32_t> stops;
-  engine.vocabulary(&pieces, &stops);
-  return std::make_shared<TokenTrie>(pieces, std::move(stops));
 }
 
 namespace {
