@@ -107,10 +107,12 @@ int saguaro::runServe(const ServeOptions &o) {
     const handoff::HandoffOptions &handoffOptions = o.options.handoff;
     if (hybrid)
       local["auto_handoff"] = false;
-    // A request's options: the server's, under the request's max_tokens and temperature.
+    // A request's options: the server's, under the request's max_tokens, temperature and response_format.
     auto optionsOf = [&](const handoff::GenerationRequest &r) {
       json options = local;
       options["max_tokens"] = r.max_tokens, options["temperature"] = r.temperature;
+      if (!r.response_format.is_null())
+        options["response_format"] = r.response_format;
       return options;
     };
     auto exe = buildBundle(o.bundle);

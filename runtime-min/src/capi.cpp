@@ -24,6 +24,7 @@
 #include "saguaro/chat_template.h"
 #include "saguaro/completion_options.h"
 #include "saguaro/engine.h"
+#include "saguaro/json_schema_mask.h"
 
 #if SAGUARO_WITH_HANDOFF
 #include "saguaro/handoff/hybrid_complete.h"
@@ -33,7 +34,8 @@
 struct saguaro_model {
   std::unique_ptr<saguaro::Engine> engine;
   std::unique_ptr<saguaro::ChatTemplate> chat;  // the bundle's `chat.template`, null when it has none
-  std::atomic<bool> stop{false};                 // saguaro_stop's request to the running generation
+  std::shared_ptr<const saguaro::TokenTrie> vocab;  // built by the first request with a response_format
+  std::atomic<bool> stop{false};                    // saguaro_stop's request to the running generation
 };
 
 namespace {
@@ -52,6 +54,8 @@ struct Request {
   bool stream_local = false;       // with the handoff: stream local pieces before the policy decides
   const std::atomic<bool>* stop_flag = nullptr;  // set by saguaro_stop: end the generation after the current token
   json policy = json::object();    // every option that is not the local generation's (the handoff policy's)
+  std::shared_ptr<const saguaro::JsonGrammar> format;  // "response_format"; null: free text
+  std::shared_ptr<const saguaro::TokenTrie> vocab;     // with `format`: the model's vocabulary trie
 };
 
 // The prompt for OpenAI-style messages (saguaro/chat_messages.h): the bundle's chat template applied to them (with
@@ -180,6 +184,10 @@ bool parse_options(const char* text, Request* r, std::string* err) {
       !read_number(o, "seed", 0, 1.8446744073709552e19, &c.seed, err) ||
       !read_number(o, "max_soft_tokens", 1, 1e9, &r->max_soft_tokens, err))
     return false;
+  if (o.contains("response_format")) {
+    r->format = saguaro::JsonGrammar::from_response_format(o["response_format"].dump(), err);
+    if (!r->format && !err->empty()) return *err = "options_json: response_format: " + *err, false;
+  }
   if (o.contains("stop")) {
     const json& s = o["stop"];
     if (s.is_string()) {
@@ -256,11 +264,15 @@ bool run_local(saguaro::Engine& engine, const Request& req, const PieceSink& emi
     engine.set_step_hook([&](const float* logits, int32_t vocab) {
       entropy_sum += saguaro::softmax_entropy(logits, vocab), ++entropy_tokens;
     });
-  const bool ok = engine.generate(req.prompt, req.cfg, on_text, &out->st, err);
+  saguaro::GenerateConfig cfg = req.cfg;
+  std::unique_ptr<saguaro::JsonMask> format;
+  if (req.format) format = std::make_unique<saguaro::JsonMask>(req.format, req.vocab), cfg.constraint = format.get();
+  const bool ok = engine.generate(req.prompt, cfg, on_text, &out->st, err);
   if (!out->probe) engine.set_step_hook(nullptr);
   // A prompt too long for the context, or whose placeholders and images differ in number, is the request's problem.
   if (!ok && (err->rfind("prompt has ", 0) == 0 || err->rfind("the prompt has ", 0) == 0))
     *err = "messages_json: " + *err;
+  if (!ok && err->rfind("response_format: ", 0) == 0) *err = "options_json: " + *err;
   if (!ok) return false;
   if (out->probe && out->st.p_wrong >= 0) out->confidence = 1.0 - out->st.p_wrong;
   if (!out->probe && entropy_tokens > 0) out->confidence = std::exp(-entropy_sum / entropy_tokens);
@@ -376,6 +388,13 @@ int complete(saguaro_model* model, const char* messages_json, const char* option
     return fail(err, out_json, out_size);
   model->stop.store(false);  // a stop asked before this generation began is not for it
   req.stop_flag = &model->stop;
+  if (req.format && !model->vocab) {
+    std::vector<std::string> pieces;
+    std::vector<int32_t> stops;
+    model->engine->vocabulary(&pieces, &stops);
+    model->vocab = std::make_shared<const saguaro::TokenTrie>(pieces, std::move(stops));
+  }
+  req.vocab = model->vocab;
   PieceSink emit;
   if (cb) emit = [cb, user](const std::string& piece, uint32_t id) { cb(piece.c_str(), id, user); };
 #if SAGUARO_WITH_HANDOFF
@@ -396,7 +415,7 @@ saguaro_model_t wrap_engine(std::unique_ptr<saguaro::Engine> engine, const std::
   std::string chat_err;
   if (!load_chat_template(*engine, name, &chat, &chat_err)) return g_last_error = chat_err, nullptr;
   g_last_error.clear();
-  return new saguaro_model{std::move(engine), std::move(chat)};
+  return new saguaro_model{std::move(engine), std::move(chat), nullptr};
 }
 
 // Runs `open` so that no exception leaves the C API: one becomes the last error of `fn`.

@@ -21,6 +21,7 @@ struct GenerationRequest {
   nlohmann::json messages_json;
   long long max_tokens = 256;
   double temperature = 1.0;
+  nlohmann::json response_format;  // the request's "response_format" object (docs/structured-output.md); null: none
 };
 
 struct GenerationResult {
