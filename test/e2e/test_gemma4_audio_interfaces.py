@@ -9,6 +9,8 @@ runs the bundle's saguaro_complete) and `saguaro serve`, on a tiny random Gemma 
   (test/reference/render_chat_template.py, the clip as {"type": "audio"}): its next tokens, each the argmax of the
   float64 reference's logits (gemma4_audio_reference.py logits: the text decoder with the reference's own soft tokens
   of the clip's log-mel frames, `saguaro features audio --mel gemma4`), from a prefill of as many positions.
+- The logits of that prompt (the soft tokens of `saguaro encode --audio` of the clip injected) equal the reference's
+  within 1e-3.
 - `complete` with the clip as an input_audio part (base64 WAV) and as Cactus' "audio": [path] answers that same text
   from the same prefill.
 - `serve` answers input_audio the same text; refuses, with 400 and one line, a file path, mp3, not a WAV, lying
@@ -36,6 +38,7 @@ STOP_IDS = {1, 6}  # the chat-template fixture's eos_token_id (generation_config
 TOKENIZER_VOCAB = 225  # the fixture tokenizer's ids; the tiny models' vocabulary is 256
 FIXTURE_AUDIO_IDS = {"boa_token_id": 20, "eoa_token_index": 21, "eoa_token_id": 21, "audio_token_id": 22}
 QUESTION = "What is said?"
+LOGITS_ATOL = 1e-3
 CLIP_SAMPLES = 24000  # 1.5 s at 16 kHz
 
 
@@ -62,7 +65,8 @@ def main():
             shutil.copy(os.path.join(fixture, name), model)
         return model
 
-    model = with_chat_files(common.random_gemma4(args, os.path.join(w, "audio"), "plain", "--conditional", "--audio"))
+    model = with_chat_files(common.random_gemma4(args, os.path.join(w, "audio"), "plain", "--conditional", "--audio",
+                                                 "--seed", "6"))  # its greedy answer starts with text
     config_path = os.path.join(model, "config.json")
     config = json.load(open(config_path))
     config.update(FIXTURE_AUDIO_IDS)
@@ -92,25 +96,19 @@ def main():
                           args).stdout.decode()
     check("the rendering holds the audio placeholder", "<|audio|>" in rendered, repr(rendered))
     ids = common.run([args.saguaro, "tokenize", model, rendered], args).stdout.decode().split()
-    prompt_ids, expanded_ids = os.path.join(w, "prompt.txt"), os.path.join(w, "expanded.txt")
-    ref_logits = os.path.join(w, "ref-logits.npy")
-    continuation = []
-    for _ in range(RUN_TOKENS):
-        open(prompt_ids, "w").write(" ".join(ids + continuation) + "\n")
-        common.run([common.python(), reference, "logits", "--model", model, "--features", mel, "--mask", mask,
-                    "--tokens", prompt_ids, "-o", ref_logits, "--write-ids", expanded_ids], args)
-        token = int(np.argmax(np.load(ref_logits)[-1]))
-        if token in STOP_IDS or token >= TOKENIZER_VOCAB:  # the random model's vocabulary is the larger
-            break
-        continuation.append(str(token))
+    continuation, positions = common.greedy_reference(
+        args, [common.python(), reference, "logits", "--model", model, "--features", mel, "--mask", mask], ids,
+        RUN_TOKENS, STOP_IDS, TOKENIZER_VOCAB)
     expected = common.run([args.saguaro, "tokenize", model, " ".join(continuation), "--decode"],
                           args).stdout.decode().strip("\n")
     if not expected.strip():
         raise SystemExit(f"FAIL: the reference's greedy continuation {continuation} decodes to no text; "
                          "the check would prove nothing")
-    positions = len(open(expanded_ids).read().split()) - len(continuation)
 
-    proc = common.run([args.saguaro, "run", model, "-p", rendered, "--audio", clip, "-n",
+    # The bundle program's tokenizer adds BOS itself (tokenizer_config.json), `saguaro tokenize` does not.
+    check("the rendering starts with BOS", rendered.startswith("<bos>") and ids[0] == "2", " ".join(ids[:3]))
+    program_text = rendered[len("<bos>"):]
+    proc = common.run([args.saguaro, "run", model, "-p", program_text, "--audio", clip, "-n",
                        str(positions + len(continuation)), "-t", "0", *COMPILE], args)
     out = proc.stdout.decode()
     run_prefill = int(proc.stderr.decode().split("prefill_tokens=")[1].split()[0])
@@ -118,9 +116,25 @@ def main():
           out.rstrip("\n").endswith(expected) and run_prefill == positions,
           f"expected ...{expected!r}, the program printed ...{out.rstrip()[-60:]!r}; prefill {run_prefill} positions")
 
+    # The logits of the prompt, the soft tokens of `saguaro encode --audio` injected, against the reference's.
+    prompt_ids, expanded_ids = os.path.join(w, "prompt.txt"), os.path.join(w, "expanded.txt")
+    open(prompt_ids, "w").write(" ".join(ids) + "\n")
+    ref_logits, ours, soft = (os.path.join(w, name) for name in ("ref-logits.npy", "logits.npy", "soft.npy"))
+    common.run([common.python(), reference, "logits", "--model", model, "--features", mel, "--mask", mask, "--tokens",
+                prompt_ids, "-o", ref_logits, "--write-ids", expanded_ids], args)
+    common.run([args.saguaro, "encode", model, "--audio", clip, "-o", soft, *COMPILE], args)
+    common.run([args.saguaro, "logits", model, "--token-ids", expanded_ids, "--soft-tokens", soft, "-o", ours,
+                *COMPILE], args)
+    err = float(np.abs(np.load(ours) - np.load(ref_logits)).max())
+    check(f"logits of the rendered prompt holding the clip ({positions} positions)", err <= LOGITS_ATOL,
+          f"max |ours - reference| {err:.3g}")
+
     def complete(messages, on=model, check_rc=True):
-        return common.run([args.saguaro, "complete", on, "--messages", json.dumps(messages), "--options",
-                           json.dumps(GREEDY), *COMPILE], args, check=check_rc)
+        """`saguaro complete` of `messages`, given as a file (a clip's base64 outgrows a command-line argument)."""
+        path = os.path.join(w, "messages.json")
+        json.dump(messages, open(path, "w"))
+        return common.run([args.saguaro, "complete", on, "--messages", path, "--options", json.dumps(GREEDY),
+                           *COMPILE], args, check=check_rc)
 
     def input_audio(data, fmt="wav"):
         return {"type": "input_audio", "input_audio": {"data": data, "format": fmt}}
@@ -172,7 +186,7 @@ def main():
               lines[-1] if lines else "(nothing said)")
 
     for what, path in files.items():
-        refused(f"run refuses {what}", common.run([args.saguaro, "run", model, "-p", rendered, "--audio", path, "-t",
+        refused(f"run refuses {what}", common.run([args.saguaro, "run", model, "-p", program_text, "--audio", path, "-t",
                                                    "0", *COMPILE], args, check=False),
                 f"{path}: {file_expect[what]}")
         refused(f"complete refuses {what} (Cactus' audio)",
@@ -187,43 +201,21 @@ def main():
     refused("complete refuses data that is not base64", complete(one_clip("not base64!"), check_rc=False),
             "messages[0].content[0]: input_audio.data is not base64")
     refused("run refuses audio to a model without an audio tower",
-            common.run([args.saguaro, "run", text_only, "-p", rendered, "--audio", clip, "-t", "0", *COMPILE], args,
+            common.run([args.saguaro, "run", text_only, "-p", program_text, "--audio", clip, "-t", "0", *COMPILE], args,
                        check=False), f"the model has no audio tower to take {clip}")
     complete([{"role": "user", "content": QUESTION}], on=text_only)  # compiled: the refusal below is then one line
     refused("complete refuses audio to a model without an audio tower", complete(one_clip(clip_b64), text_only, False),
             "messages_json: the model has no audio tower to take messages[0].content[0]")
 
-    env = dict(os.environ, SAGUARO_CACHE_DIR=os.path.join(w, "cache"))
-    env.pop("SAGUARO_SERVE_API_KEY", None)
-    server, port, _, _ = common.start_serve(args, model, COMPILE, env, "serve.log")
-    try:
-        def ask(messages):
-            status, text = common.post_chat(port, {"model": "default", "messages": messages, **GREEDY})
-            return status, json.loads(text)
-
-        status, r = ask(one_clip(clip_b64))
-        check("serve answers input_audio as complete does", status == 200 and
-              r["choices"][0]["message"]["content"] == answer, f"{status} {json.dumps(r)[:200]}")
-        requests = [(what, one_clip(base64.b64encode(data).decode()), expect) for what, (data, expect) in bad.items()]
-        requests += [
-            ("a 3-hour header (its samples cut short)",
-             one_clip(base64.b64encode(wav_bytes(pcm[:1600], 16000, data_bytes=size)).decode()),
-             f"'data' chunk claims {size} bytes but only 3200 remain"),
-            ("a file path", [{"role": "user", "content": QUESTION, "audio": [clip]}], "file paths are not accepted here"),
-            ("mp3", one_clip(clip_b64, "mp3"), "input_audio.format \"mp3\" is not read here (only wav)"),
-            ("data that is not base64", one_clip("not base64!"), "input_audio.data is not base64")]
-        for what, messages, expect in requests:
-            status, r = ask(messages)
-            message = r.get("error", {}).get("message", "")
-            check(f"serve refuses {what} with 400", status == 400 and expect in message and "\n" not in message,
-                  f"{status} {message!r}")
-        status, r = ask(one_clip(clip_b64))
-        check("serve keeps serving", status == 200 and r["choices"][0]["message"]["content"] == answer,
-              f"{status} {json.dumps(r)[:200]}")
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
-
+    refusals = [(what, one_clip(base64.b64encode(data).decode()), expect) for what, (data, expect) in bad.items()]
+    refusals += [
+        ("a 3-hour header (its samples cut short)",
+         one_clip(base64.b64encode(wav_bytes(pcm[:1600], 16000, data_bytes=size)).decode()),
+         f"'data' chunk claims {size} bytes but only 3200 remain"),
+        ("a file path", [{"role": "user", "content": QUESTION, "audio": [clip]}], "file paths are not accepted here"),
+        ("mp3", one_clip(clip_b64, "mp3"), "input_audio.format \"mp3\" is not read here (only wav)"),
+        ("data that is not base64", one_clip("not base64!"), "input_audio.data is not base64")]
+    common.check_serve_answers_and_refusals(args, model, COMPILE, one_clip(clip_b64), answer, refusals, check, GREEDY)
 
 if __name__ == "__main__":
     main()
