@@ -194,15 +194,16 @@ def greedy_reference(args, command, ids, steps, stop_ids, vocab):
     import numpy as np  # the tests that compare with a reference have it; the others need not
     prompt, expanded = os.path.join(args.work_dir, "greedy-prompt.txt"), os.path.join(args.work_dir, "greedy-ids.txt")
     logits = os.path.join(args.work_dir, "greedy-logits.npy")
-    continuation = []
+    continuation, fed = [], 0
     for _ in range(steps):
+        fed = len(continuation)  # the generated ids the expanded prompt of this step holds
         open(prompt, "w").write(" ".join(ids + continuation) + "\n")
         run([*command, "--tokens", prompt, "-o", logits, "--write-ids", expanded], args)
         token = int(np.argmax(np.load(logits)[-1]))
         if token in stop_ids or token >= vocab:
             break
         continuation.append(str(token))
-    return continuation, len(open(expanded).read().split()) - len(continuation)
+    return continuation, len(open(expanded).read().split()) - fed
 
 
 def check_serve_answers_and_refusals(args, model, compile_flags, good, answer, refusals, check, fields):

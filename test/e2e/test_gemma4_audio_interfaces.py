@@ -105,10 +105,7 @@ def main():
         raise SystemExit(f"FAIL: the reference's greedy continuation {continuation} decodes to no text; "
                          "the check would prove nothing")
 
-    # The bundle program's tokenizer adds BOS itself (tokenizer_config.json), `saguaro tokenize` does not.
-    check("the rendering starts with BOS", rendered.startswith("<bos>") and ids[0] == "2", " ".join(ids[:3]))
-    program_text = rendered[len("<bos>"):]
-    proc = common.run([args.saguaro, "run", model, "-p", program_text, "--audio", clip, "-n",
+    proc = common.run([args.saguaro, "run", model, "-p", rendered, "--audio", clip, "-n",
                        str(positions + len(continuation)), "-t", "0", *COMPILE], args)
     out = proc.stdout.decode()
     run_prefill = int(proc.stderr.decode().split("prefill_tokens=")[1].split()[0])
@@ -186,7 +183,7 @@ def main():
               lines[-1] if lines else "(nothing said)")
 
     for what, path in files.items():
-        refused(f"run refuses {what}", common.run([args.saguaro, "run", model, "-p", program_text, "--audio", path, "-t",
+        refused(f"run refuses {what}", common.run([args.saguaro, "run", model, "-p", rendered, "--audio", path, "-t",
                                                    "0", *COMPILE], args, check=False),
                 f"{path}: {file_expect[what]}")
         refused(f"complete refuses {what} (Cactus' audio)",
@@ -201,7 +198,7 @@ def main():
     refused("complete refuses data that is not base64", complete(one_clip("not base64!"), check_rc=False),
             "messages[0].content[0]: input_audio.data is not base64")
     refused("run refuses audio to a model without an audio tower",
-            common.run([args.saguaro, "run", text_only, "-p", program_text, "--audio", clip, "-t", "0", *COMPILE], args,
+            common.run([args.saguaro, "run", text_only, "-p", rendered, "--audio", clip, "-t", "0", *COMPILE], args,
                        check=False), f"the model has no audio tower to take {clip}")
     complete([{"role": "user", "content": QUESTION}], on=text_only)  # compiled: the refusal below is then one line
     refused("complete refuses audio to a model without an audio tower", complete(one_clip(clip_b64), text_only, False),
