@@ -63,12 +63,14 @@ bool add_part(const Json& part, const std::string& at, ChatMessage* m, ChatReque
     return add_image(part["image_url"]["url"], at, m, out, err);
   }
   if (kind == "input_audio") {
-    const Json* audio = part.contains("input_audio") && part["input_audio"].is_object() ? &part["input_audio"] : nullptr;
+    const Json* audio =
+        part.contains("input_audio") && part["input_audio"].is_object() ? &part["input_audio"] : nullptr;
     if (!audio || !audio->contains("data") || !(*audio)["data"].is_string() || !audio->contains("format") ||
         !(*audio)["format"].is_string())
       return *err = at + ": an input_audio part needs string input_audio.data and input_audio.format", false;
     const std::string format = (*audio)["format"].get<std::string>();
-    if (format != "wav") return *err = at + ": input_audio.format \"" + format + "\" is not read here (only wav)", false;
+    if (format != "wav")
+      return *err = at + ": input_audio.format \"" + format + "\" is not read here (only wav)", false;
     add_audio({MediaUrl::kData, "audio/wav", (*audio)["data"].get<std::string>()}, at, m, out);
     return true;
   }

@@ -1,7 +1,8 @@
 """Issue 30, interfaces and acceptance 5: audio through `saguaro run --audio`, the C API (`saguaro complete`, which
 runs the bundle's saguaro_complete) and `saguaro serve`, on a tiny random Gemma 4 with an audio tower
 (make_random_gemma4.py --conditional --audio, its audio ids moved to the chat-template fixture tokenizer's <|audio>
-20, <audio|> 21, <|audio|> 22) and the Gemma 4 tokenizer and chat template fixture (test/fixtures/chat_templates/gemma4/).
+20, <audio|> 21, <|audio|> 22) and the Gemma 4 tokenizer and chat template fixture
+(test/fixtures/chat_templates/gemma4/).
 
 - The clip: the first 1.5 s of ../shared/data/audio/jfk.wav written at 32 kHz in stereo (the front-end mixes and
   resamples it to 16 kHz mono): 149 valid mel frames, 38 soft tokens.

@@ -1,6 +1,7 @@
 // The reading of request messages (saguaro/chat_messages.h, the C API's and `saguaro render`'s): content parts,
 // image references in every accepted form, Cactus' "images" and "audio", input_audio parts, and one clear error for
-// each bad shape (remote URLs, non-image data: URIs, audio that is not WAV). Tool calls: test/unit/chat/chat_tools_test.cpp.
+// each bad shape (remote URLs, non-image data: URIs, audio that is not WAV). Tool calls:
+// test/unit/chat/chat_tools_test.cpp.
 #include <gtest/gtest.h>
 
 #include "saguaro/chat_messages.h"
