@@ -15,7 +15,8 @@ runs the bundle's saguaro_complete) and `saguaro serve`, on a tiny random Gemma 
 - `complete` with the clip as an input_audio part (base64 WAV) and as Cactus' "audio": [path] answers that same text
   from the same prefill.
 - `serve` answers input_audio the same text; refuses, with 400 and one line, a file path, mp3, not a WAV, lying
-  headers, 0 samples, a 3-hour header, 31 s and bad base64, and keeps answering correctly afterwards.
+  headers, 0 samples, a 3-hour header, 31 s and bad base64, and keeps answering correctly afterwards; served from a
+  model without an audio tower, refuses a clip with 400 and keeps answering text.
 - `run` and `complete` refuse, with one line and exit 1: not a WAV, a data chunk larger than the file, a block align
   that does not match the format, 0 samples, 3 hours (a sparse file: the header's size is real, its samples are
   zeros never written), 31 s (the limit is 30 s: longer audio is refused, not cut; docs/gemma4-audio.md), and
@@ -201,7 +202,8 @@ def main():
     refused("run refuses audio to a model without an audio tower",
             common.run([args.saguaro, "run", text_only, "-p", rendered, "--audio", clip, "-t", "0", *COMPILE], args,
                        check=False), f"the model has no audio tower to take {clip}")
-    complete([{"role": "user", "content": QUESTION}], on=text_only)  # compiled: the refusal below is then one line
+    text_question = [{"role": "user", "content": QUESTION}]
+    text_answer = json.loads(complete(text_question, on=text_only).stdout)["response"]  # compiles it: one line below
     refused("complete refuses audio to a model without an audio tower", complete(one_clip(clip_b64), text_only, False),
             "messages_json: the model has no audio tower to take messages[0].content[0]")
 
@@ -214,6 +216,10 @@ def main():
         ("mp3", one_clip(clip_b64, "mp3"), "input_audio.format \"mp3\" is not read here (only wav)"),
         ("data that is not base64", one_clip("not base64!"), "input_audio.data is not base64")]
     common.check_serve_answers_and_refusals(args, model, COMPILE, one_clip(clip_b64), answer, refusals, check, GREEDY)
+    common.check_serve_answers_and_refusals(
+        args, text_only, COMPILE, text_question, text_answer,
+        [("audio to a model without an audio tower", one_clip(clip_b64),
+          "messages_json: the model has no audio tower to take messages[0].content[0]")], check, GREEDY)
 
 if __name__ == "__main__":
     main()
