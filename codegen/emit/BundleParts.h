@@ -90,8 +90,8 @@ llvm::Expected<std::string> translateToNamedCpp(mlir::ModuleOp m);
 /// manifest.json for people to read: model, target, tensors and their layouts, memory plan, taps.
 llvm::json::Value manifest(mlir::ModuleOp m, const ModuleFacts &facts, const BundleInputs &in, const BlobSizes &blob);
 
-/// CMakeLists.txt that builds the bundle on its own, model.cpp with the target's `flags`; with a vision tower, the
-/// runtime links the bundle's copy of the image front-end; with `in.embedWeights`, it also builds the firmware
+/// CMakeLists.txt that builds the bundle on its own, model.cpp with the target's `flags`; with a vision (audio) tower,
+/// the runtime links the bundle's copy of the image (audio) front-end; with `in.embedWeights`, it also builds the firmware
 /// library (embeddedLibraryCMake).
 std::string cmakeLists(llvm::StringRef flags, const BundleInputs &in);
 /// The firmware library's part of CMakeLists.txt: libsaguaro_model.a from model.cpp, the runtime and weights.S.

@@ -2,7 +2,7 @@
 //
 // CMakeLists.txt (with the target's compiler flags for model.cpp; it builds the example program and
 // libsaguaro.so), model.h and main.cpp: the same text for every model, but for the flags, the handoff library, the
-// image front-end, the thread pool and the firmware library.
+// image and audio front-ends, the thread pool and the firmware library.
 //
 //===------------------------------------------------------------------------------------===//
 #include "codegen/emit/BundleParts.h"
@@ -40,6 +40,15 @@ constexpr const char *kVisionCMake = R"(
 add_subdirectory(saguaro/image image)
 target_link_libraries(saguaro_runtime PRIVATE saguaro_image)
 target_compile_definitions(saguaro_runtime PRIVATE SAGUARO_WITH_IMAGES=1)
+)";
+
+/// A model with an audio tower: the runtime (the program's `--audio`, the C API's input_audio parts) reads WAV clips
+/// with the bundle's copy of the audio front-end (runtime-min/frontends/audio; standard library and nlohmann-json3-dev).
+constexpr const char *kAudioCMake = R"(
+# The model has an audio tower: the runtime reads WAV clips (docs/audio.md).
+add_subdirectory(saguaro/audio audio)
+target_link_libraries(saguaro_runtime PRIVATE saguaro_audio)
+target_compile_definitions(saguaro_runtime PRIVATE SAGUARO_WITH_AUDIO=1)
 )";
 } // namespace
 
@@ -109,6 +118,7 @@ target_link_options(saguaro_shared PRIVATE "LINKER:--version-script=${CMAKE_CURR
              "# Compiled with --threads 0: no thread pool; the kernels run on the calling thread.\n"
              "set(SAGUARO_THREAD_POOL OFF)\n");
   return s + (in.handoff ? kHandoffCMake : "") + (in.model.vision ? kVisionCMake : "") +
+         (in.model.audio ? kAudioCMake : "") +
          (in.embedWeights ? embeddedLibraryCMake(in.threadPool) : "");
 }
 

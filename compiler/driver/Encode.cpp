@@ -98,8 +98,7 @@ int runEncodeAudio(const EncodeOptions &o, const ScratchDir &scratch) {
     const audio::Features &f = features.value;
     if (f.nValid == 0)
       return fail(o.audio + ": the clip is too short for one mel frame (161 samples at 16 kHz)");
-    std::vector<float> valid = f.transposed();
-    valid.resize(f.nValid * f.nMels); // the valid frames come first; the tower reads no padding
+    std::vector<float> valid = audio::validFramesTimeMajor(f); // the tower reads no padding
     frames = scratch.file("frames.npy");
     std::string err;
     if (!write_npy_f32(frames, valid, f.nValid, f.nMels, &err))

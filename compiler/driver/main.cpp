@@ -277,8 +277,8 @@ int cmdRun(const Args &a) {
   if (!a.has("-p"))
     return fail("run needs -p PROMPT");
   std::vector<std::string> args = a.forward(kSamplerOptions);
-  for (const auto &[name, value] : a.given) // the program decodes and encodes each image itself
-    if (name == "--image" || name == "--max-soft-tokens")
+  for (const auto &[name, value] : a.given) // the program decodes and encodes each image and clip itself
+    if (name == "--image" || name == "--max-soft-tokens" || name == "--audio")
       args.insert(args.end(), {name, value});
   return runBundleProgram(a, args);
 }
@@ -605,13 +605,15 @@ std::vector<cli::Command> commands() {
               {"--threads", "0", "build the runtime without a thread pool: the kernels run on the calling thread, "
                                  "no threads library"}}}),
        cmdCompile},
-      {"run", "MODEL_OR_BUNDLE -p PROMPT [--image FILE ...] [--max-soft-tokens N] [options]",
+      {"run", "MODEL_OR_BUNDLE -p PROMPT [--image FILE ...] [--max-soft-tokens N] [--audio FILE.wav ...] [options]",
        "generate text: compile the model into the cache if needed, build the bundle and run its program",
        join({kSamplerOptions,
              {{"--image", "FILE", "a PNG or JPEG for the vision tower, repeatable: each takes an <|image|> of the "
                                   "prompt in order, or goes before it"},
               {"--max-soft-tokens", "N", "the images' soft-token budget (70, 140, 280, 560, 1120); default: the "
-                                         "compiled one"}},
+                                         "compiled one"},
+              {"--audio", "FILE.wav", "a WAV clip for the audio tower (any rate, at most 30 s; longer is refused), "
+                                      "repeatable: each takes an <|audio|> of the prompt in order, or goes before it"}},
              kCompileOptions}),
        cmdRun},
       {"logits", "MODEL_OR_BUNDLE --token-ids FILE -o OUT.npy [options]",

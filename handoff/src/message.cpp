@@ -40,6 +40,27 @@ Attachment image_attachment(const std::string& url, const std::string& at, Local
   return {AttachmentKind::Image, mime, base64_encode(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size())};
 }
 
+// The largest audio file read for a provider: far above the 30 s the device takes (11 MiB as 48 kHz stereo float),
+// far below what a header can claim (a 3-hour file must not be read into memory only to be refused).
+constexpr std::streamoff kMaxAudioFileBytes = std::streamoff(64) << 20;
+
+// A WAV file of Cactus' "audio", read into an attachment when `files` allows it.
+Attachment audio_file_attachment(const std::string& path, const std::string& at, LocalFiles files) {
+  if (files == LocalFiles::kRefuse) throw HandoffError(at + ": file paths are not accepted here: send input_audio data");
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in.is_open()) throw HandoffError(at + ": cannot open " + path);
+  if (in.tellg() > kMaxAudioFileBytes)
+    throw HandoffError(at + ": " + path + " is larger than the " + std::to_string(kMaxAudioFileBytes >> 20) +
+                       " MiB sent to a provider");
+  in.seekg(0);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) throw HandoffError(at + ": cannot read " + path);
+  if (bytes.compare(0, 4, "RIFF") != 0 || bytes.compare(8, 4, "WAVE") != 0)
+    throw HandoffError(at + ": " + path + " is not a WAV file");
+  return {AttachmentKind::Audio, "audio/wav",
+          base64_encode(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size())};
+}
+
 void add_part(Message& m, const json& part, const std::string& at, LocalFiles files) {
   if (!part.is_object() || !part.contains("type") || !part["type"].is_string()) {
     throw HandoffError(at + ": each content part must be an object with a string \"type\"");
@@ -91,6 +112,14 @@ std::vector<Message> messages_from_json(const json& messages, LocalFiles files) 
         const std::string where = at + ".images[" + std::to_string(k) + "]";
         if (!item["images"][k].is_string()) throw HandoffError(where + " must be a file path");
         m.attachments.push_back(image_attachment(item["images"][k], where, files));
+      }
+    }
+    if (item.contains("audio")) {  // Cactus: WAV files that go before the content, after the images
+      if (!item["audio"].is_array()) throw HandoffError(at + ".audio must be an array of file paths");
+      for (size_t k = 0; k < item["audio"].size(); ++k) {
+        const std::string where = at + ".audio[" + std::to_string(k) + "]";
+        if (!item["audio"][k].is_string()) throw HandoffError(where + " must be a file path");
+        m.attachments.push_back(audio_file_attachment(item["audio"][k], where, files));
       }
     }
     if (!item.contains("content")) throw HandoffError(at + ".content is missing");

@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "audio_input.h"
 #include "bench.h"
 #include "gram_accumulator.h"
 #include "hidden_capture.h"
@@ -38,7 +39,8 @@ const char* const kUsage =
     "saguaro_bundle BUNDLE --encode-image PATCHES.npy --positions POS.npy -o OUT.npy | "
     "saguaro_bundle BUNDLE --encode-audio FRAMES.npy -o OUT.npy; "
     "--logits and -p take --soft-tokens SOFT.npy, once per image (the rows its placeholders take); "
-    "-p takes --image FILE (a PNG or JPEG, once per image) [--max-soft-tokens N] in a bundle with a vision tower; "
+    "-p takes --image FILE (a PNG or JPEG, once per image) [--max-soft-tokens N] in a bundle with a vision tower, "
+    "and --audio FILE (a WAV clip of at most 30 s, once per clip) in a bundle with an audio tower; "
     "every mode takes --threads N (0, the default: every hardware thread); all but --complete and --serve-stdio "
     "take --mmap (map weights.sgw instead of reading it into memory)";
 
@@ -71,6 +73,7 @@ struct Args {
   std::string frames_file;                     // --encode-audio
   std::vector<std::string> soft_tokens_files;  // --soft-tokens, once per image
   std::vector<std::string> image_files;        // --image, once per image
+  std::vector<std::string> audio_files;        // --audio, once per clip
   int32_t max_soft_tokens = 0;                 // --max-soft-tokens: the images' budget; 0: the compiled one
   bool has_prompt = false;  // without -p the prompt is empty, as in run.c
   bool bench = false;
@@ -136,6 +139,8 @@ bool parse_args(int argc, char** argv, Args* a, std::string* err) {
       a->soft_tokens_files.push_back(v);
     } else if (flag == "--image") {
       a->image_files.push_back(v);
+    } else if (flag == "--audio") {
+      a->audio_files.push_back(v);
     } else if (flag == "--max-soft-tokens") {
       if (!parse_int(v, 1, 1 << 20, &n)) return *err = bad, false;
       a->max_soft_tokens = static_cast<int32_t>(n);
@@ -190,6 +195,7 @@ bool parse_args(int argc, char** argv, Args* a, std::string* err) {
   if (!a->soft_tokens_files.empty() && a->ids_file.empty() && !a->has_prompt)
     return *err = "--soft-tokens goes with --logits or -p", false;
   if (!a->image_files.empty() && !a->has_prompt) return *err = "--image goes with -p", false;
+  if (!a->audio_files.empty() && !a->has_prompt) return *err = "--audio goes with -p", false;
   if (a->max_soft_tokens > 0 && a->image_files.empty()) return *err = "--max-soft-tokens goes with --image", false;
   if (a->has_prompt_tokens && !a->bench) return *err = "--prompt-tokens goes with --bench", false;
   if (a->load == WeightsLoad::kMap && (!a->complete_file.empty() || a->serve_stdio))
@@ -478,6 +484,11 @@ int run_generate(Engine& engine, Args a) {
     a.cfg.images.emplace_back();
     if (!encode_image_source(engine, {file, file, {}}, a.max_soft_tokens, &a.cfg.images.back(), &err))
       return fail(vision ? err : a.bundle + ": " + err);
+  }
+  for (const std::string& file : a.audio_files) {
+    a.cfg.audio.emplace_back();
+    if (!encode_audio_source(engine, {file, file, {}}, &a.cfg.audio.back(), &err))
+      return fail(engine.spec().audio ? err : a.bundle + ": " + err);
   }
   auto print = [](std::string_view text, int32_t) {
     std::fwrite(text.data(), 1, text.size(), stdout);

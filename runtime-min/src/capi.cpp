@@ -16,6 +16,7 @@
 #include <vector>
 
 
+#include "audio_input.h"
 #include "hidden_capture.h"
 #include "image_input.h"
 #include "process_stats.h"
@@ -49,6 +50,7 @@ struct Request {
   std::string prompt;
   std::vector<saguaro::ImageSource> images;  // the messages' images, in prompt order
   int32_t max_soft_tokens = 0;               // per image; 0: the compiled budget
+  std::vector<saguaro::AudioSource> audio;   // the messages' audio clips, in prompt order
   saguaro::GenerateConfig cfg;
   std::vector<std::string> stop;
   bool stream_local = false;       // with the handoff: stream local pieces before the policy decides
@@ -58,23 +60,33 @@ struct Request {
   std::shared_ptr<const saguaro::TokenTrie> vocab;     // with `format`: the model's vocabulary trie
 };
 
+// The sources of media references (ImageRef, AudioRef → ImageSource, AudioSource): a file by its path, or the
+// decoded base64 `payload` (named in the error when it is not base64).
+template <class Ref, class Source>
+bool read_sources(const std::vector<Ref>& refs, const char* payload, std::vector<Source>* out, std::string* err) {
+  for (const Ref& ref : refs) {
+    Source source{ref.at, "", {}};
+    if (ref.url.kind == saguaro::MediaUrl::kFile)
+      source.name = source.path = ref.url.payload;
+    else if (!saguaro::base64_decode(ref.url.payload, &source.bytes))
+      return *err = "messages_json: " + ref.at + ": " + payload + " is not base64", false;
+    out->push_back(std::move(source));
+  }
+  return true;
+}
+
 // The prompt for OpenAI-style messages (saguaro/chat_messages.h): the bundle's chat template applied to them (with
 // the generation prompt), or without a template the user contents joined by newlines; their images go to r->images
-// in prompt order, a data: URI's payload decoded.
+// and their clips to r->audio in prompt order, base64 payloads decoded.
 bool parse_messages(const saguaro_model& model, const char* text, Request* r, std::string* err) {
   if (!text) return *err = "messages_json is NULL", false;
   saguaro::ChatRequest parsed;
   if (!saguaro::parse_chat_messages(text, model.chat == nullptr, &parsed, err))
     return *err = "messages_json: " + *err, false;
   r->messages = json::parse(text);  // valid JSON: the handoff reads it again
-  for (const saguaro::ImageRef& ref : parsed.images) {
-    saguaro::ImageSource image{ref.at, "", {}};
-    if (ref.url.kind == saguaro::MediaUrl::kFile)
-      image.name = image.path = ref.url.payload;
-    else if (!saguaro::base64_decode(ref.url.payload, &image.bytes))
-      return *err = "messages_json: " + ref.at + ": the data: URI's payload is not base64", false;
-    r->images.push_back(std::move(image));
-  }
+  if (!read_sources(parsed.images, "the data: URI's payload", &r->images, err) ||
+      !read_sources(parsed.audio, "input_audio.data", &r->audio, err))
+    return false;
   if (model.chat) {
     const bool tokenizer_adds_bos = model.engine->metadata("tokenizer.add_bos") == "1";
     if (!model.chat->apply(parsed.messages, true, tokenizer_adds_bos, &r->prompt, err))
@@ -103,6 +115,17 @@ bool encode_images(saguaro::Engine& engine, Request* r, std::string* err) {
   for (const saguaro::ImageSource& image : r->images) {
     r->cfg.images.emplace_back();
     if (!saguaro::encode_image_source(engine, image, r->max_soft_tokens, &r->cfg.images.back(), err))
+      return *err = "messages_json: " + *err, false;
+  }
+  return true;
+}
+
+// The soft tokens of the request's audio clips into r->cfg.audio.
+bool encode_audio(saguaro::Engine& engine, Request* r, std::string* err) {
+  r->cfg.audio.clear();
+  for (const saguaro::AudioSource& clip : r->audio) {
+    r->cfg.audio.emplace_back();
+    if (!saguaro::encode_audio_source(engine, clip, &r->cfg.audio.back(), err))
       return *err = "messages_json: " + *err, false;
   }
   return true;
@@ -384,7 +407,7 @@ int complete(saguaro_model* model, const char* messages_json, const char* option
   Request req;
   std::string err;
   if (!parse_messages(*model, messages_json, &req, &err) || !parse_options(options_json, &req, &err) ||
-      !encode_images(*model->engine, &req, &err))
+      !encode_images(*model->engine, &req, &err) || !encode_audio(*model->engine, &req, &err))
     return fail(err, out_json, out_size);
   model->stop.store(false);  // a stop asked before this generation began is not for it
   req.stop_flag = &model->stop;

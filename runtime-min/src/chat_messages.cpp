@@ -42,6 +42,12 @@ bool add_image(const Json& url, const std::string& at, ChatMessage* m, ChatReque
   return true;
 }
 
+// A clip at `at`: an input_audio payload (base64 WAV bytes) or a file path (Cactus' "audio"), as an audio part of `m`.
+void add_audio(MediaUrl url, const std::string& at, ChatMessage* m, ChatRequest* out) {
+  m->parts.push_back({ContentPart::kAudio, ""});
+  out->audio.push_back({at, std::move(url)});
+}
+
 bool add_part(const Json& part, const std::string& at, ChatMessage* m, ChatRequest* out, std::string* err) {
   const Json* type = part.is_object() && part.contains("type") ? &part["type"] : nullptr;
   const std::string kind = type && type->is_string() ? type->get<std::string>() : "";
@@ -56,7 +62,18 @@ bool add_part(const Json& part, const std::string& at, ChatMessage* m, ChatReque
       return *err = at + ": an image_url part needs image_url.url", false;
     return add_image(part["image_url"]["url"], at, m, out, err);
   }
-  if (kind == "input_audio") return *err = at + ": the model has no audio tower to take it", false;
+  if (kind == "input_audio") {
+    const Json* audio =
+        part.contains("input_audio") && part["input_audio"].is_object() ? &part["input_audio"] : nullptr;
+    if (!audio || !audio->contains("data") || !(*audio)["data"].is_string() || !audio->contains("format") ||
+        !(*audio)["format"].is_string())
+      return *err = at + ": an input_audio part needs string input_audio.data and input_audio.format", false;
+    const std::string format = (*audio)["format"].get<std::string>();
+    if (format != "wav")
+      return *err = at + ": input_audio.format \"" + format + "\" is not read here (only wav)", false;
+    add_audio({MediaUrl::kData, "audio/wav", (*audio)["data"].get<std::string>()}, at, m, out);
+    return true;
+  }
   return *err = at + ": expected a part of type text, image_url or input_audio", false;
 }
 
@@ -88,7 +105,15 @@ bool read_chat_messages(const Json& msgs, bool user_only, ChatRequest* request, 
       for (size_t i = 0; i < m["images"].size(); ++i)
         if (!add_image(m["images"][i], where + ".images[" + std::to_string(i) + "]", &msg, &out, err)) return false;
     }
-    if (m.contains("audio")) return *err = where + ".audio: the model has no audio tower to take it", false;
+    if (m.contains("audio")) {  // Cactus: WAV files that go before the content, after the images
+      if (!m["audio"].is_array()) return *err = where + ".audio must be an array of file paths", false;
+      for (size_t i = 0; i < m["audio"].size(); ++i) {
+        const std::string at = where + ".audio[" + std::to_string(i) + "]";
+        if (!m["audio"][i].is_string() || m["audio"][i].get<std::string>().empty())
+          return *err = at + " must be a file path", false;
+        add_audio({MediaUrl::kFile, "", m["audio"][i].get<std::string>()}, at, &msg, &out);
+      }
+    }
     const bool null_content = !m.contains("content") || m["content"].is_null();
     if (null_content && !(assistant && !msg.tool_calls.empty()))
       return *err = where + " (" + msg.role + "): needs a \"content\" string or array of parts", false;

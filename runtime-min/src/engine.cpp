@@ -138,12 +138,11 @@ bool Engine::generate(std::string_view prompt, const GenerateConfig& cfg, const 
   Tokenizer& tok = *m.tok;
   const double t0 = now_ms();
   if (!tok.encode(prompt, tok.add_bos, &m.tokens, err)) return false;
-  ImagePrompt with_images;  // the rows the images' soft tokens fill
-  if (!cfg.images.empty()) {
-    if (!m.spec.vision) return *err = "the model has no vision tower to take images", false;
-    if (!expand_image_prompt(*m.spec.vision, m.spec.dim, tok.bos_id, m.tokens, cfg.images, &with_images, err))
-      return false;
-    m.tokens = with_images.ids;
+  ImagePrompt with_media;  // the rows the images' and clips' soft tokens fill
+  const bool media = !cfg.images.empty() || !cfg.audio.empty();
+  if (media) {
+    if (!expand_media_prompt(m.spec, tok.bos_id, m.tokens, cfg.images, cfg.audio, &with_media, err)) return false;
+    m.tokens = with_media.ids;
   }
   const int32_t n = static_cast<int32_t>(m.tokens.size());
   if (n < 1) return *err = "empty prompt and the tokenizer has no BOS token", false;
@@ -171,11 +170,11 @@ bool Engine::generate(std::string_view prompt, const GenerateConfig& cfg, const 
 
   // Prompt: positions whose next token is forced (as run.c, which prints the prompt's pieces too).
   const int32_t n_fill = std::min(n, limit);
-  if (cfg.images.empty())
+  if (!media)
     m.prefill(m.tokens.data(), n_fill, m.logits.data(), false);
   else
-    m.prefill(with_images.lookup.data(), n_fill, m.logits.data(), false, with_images.rows.data(),
-              with_images.mask.data());
+    m.prefill(with_media.lookup.data(), n_fill, m.logits.data(), false, with_media.rows.data(),
+              with_media.mask.data());
   int32_t pos = 0;
   for (; pos < n_fill && pos + 1 < n && go; ++pos) {
     const int32_t next = m.tokens[pos + 1];

@@ -1,4 +1,4 @@
-// Where an image's soft tokens go in a tokenized prompt (Gemma4Processor's expansion).
+// Where the soft tokens of images and audio clips go in a tokenized prompt (Gemma4Processor's expansion).
 #pragma once
 
 #include <cstdint>
@@ -11,7 +11,7 @@ namespace saguaro {
 
 /// A prompt with images, ready for prefill.
 struct ImagePrompt {
-  std::vector<int32_t> ids;     // the expanded prompt: each image as begin_id, n placeholders (token_id), end_id
+  std::vector<int32_t> ids;     // the expanded prompt: each image or clip as begin_id, n placeholders, end_id
   std::vector<int32_t> lookup;  // the ids the model embeds: placeholders read as pad_id
   std::vector<float> rows;      // ids.size() × dim: the soft tokens at the placeholders, zero elsewhere
   std::vector<uint8_t> mask;    // 1 at the placeholders
@@ -23,10 +23,14 @@ struct ImagePrompt {
 bool place_soft_tokens(const EncoderSpec& vision, int32_t dim, const std::vector<int32_t>& ids,
                        const std::vector<float>& soft_tokens, ImagePrompt* out, std::string* err);
 
-/// Expands `ids` for `images` (each n_i × dim floats of soft tokens, in order): every placeholder token of `ids`
-/// takes the next image; a prompt without any gets one per image after its first token when that is `bos` (else at
-/// its start). False + a one-line reason when the placeholders and the images differ in number.
-bool expand_image_prompt(const EncoderSpec& vision, int32_t dim, int32_t bos, const std::vector<int32_t>& ids,
-                         const std::vector<std::vector<float>>& images, ImagePrompt* out, std::string* err);
+/// Expands `ids` for `images` and audio `clips` (each n_i × dim floats of soft tokens), tower by tower: every
+/// placeholder token of the tower takes its next item and becomes begin, one placeholder per soft token, end
+/// (begin-image … end-image, begin-audio … end-audio); a prompt without any of a tower's placeholders gets one per
+/// item after its first token when that is `bos` (else at its start), the images before the clips. The placeholders
+/// read the items' soft tokens in order (place_soft_tokens). False + a one-line reason when a tower is missing or
+/// its placeholders and items differ in number.
+bool expand_media_prompt(const ModelSpec& spec, int32_t bos, const std::vector<int32_t>& ids,
+                         const std::vector<std::vector<float>>& images, const std::vector<std::vector<float>>& clips,
+                         ImagePrompt* out, std::string* err);
 
 }  // namespace saguaro

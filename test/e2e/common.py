@@ -281,3 +281,51 @@ class FakeOpenAI:
 
     def close(self):
         self.server.shutdown()
+
+
+def greedy_reference(args, command, ids, steps, stop_ids, vocab):
+    """The reference's greedy continuation of the prompt `ids` (token id strings): up to `steps` ids (as strings),
+    each the argmax of the last row of the logits `command` + [--tokens IDS -o OUT --write-ids EXPANDED] writes, until
+    a stop id or one of the random model's ids the tokenizer lacks (>= vocab). Returns (continuation, the expanded
+    prompt's length: the positions the program prefills)."""
+    import numpy as np  # the tests that compare with a reference have it; the others need not
+    prompt, expanded = os.path.join(args.work_dir, "greedy-prompt.txt"), os.path.join(args.work_dir, "greedy-ids.txt")
+    logits = os.path.join(args.work_dir, "greedy-logits.npy")
+    continuation, fed = [], 0
+    for _ in range(steps):
+        fed = len(continuation)  # the generated ids the expanded prompt of this step holds
+        open(prompt, "w").write(" ".join(ids + continuation) + "\n")
+        run([*command, "--tokens", prompt, "-o", logits, "--write-ids", expanded], args)
+        token = int(np.argmax(np.load(logits)[-1]))
+        if token in stop_ids or token >= vocab:
+            break
+        continuation.append(str(token))
+    return continuation, len(open(expanded).read().split()) - fed
+
+
+def check_serve_answers_and_refusals(args, model, compile_flags, good, answer, refusals, check, fields):
+    """Starts `saguaro serve MODEL COMPILE_FLAGS` and checks that the messages `good` get `answer`, that each (what,
+    messages, expect) of `refusals` gets 400 and one line holding expect, and that `good` still gets `answer`
+    afterwards: the server keeps serving. `fields`: the requests' other fields (max_tokens, temperature, ...)."""
+    env = dict(os.environ, SAGUARO_CACHE_DIR=os.path.join(args.work_dir, "cache"))
+    env.pop("SAGUARO_SERVE_API_KEY", None)
+    server, port, _, _ = start_serve(args, model, compile_flags, env, "serve.log")
+    try:
+        def ask(messages):
+            status, text = post_chat(port, {"model": "default", "messages": messages, **fields})
+            return status, json.loads(text)
+
+        status, r = ask(good)
+        check("serve answers as complete does", status == 200 and r["choices"][0]["message"]["content"] == answer,
+              f"{status} {json.dumps(r)[:200]}")
+        for what, messages, expect in refusals:
+            status, r = ask(messages)
+            message = r.get("error", {}).get("message", "")
+            check(f"serve refuses {what} with 400", status == 400 and expect in message and "\n" not in message,
+                  f"{status} {message!r}")
+        status, r = ask(good)
+        check("serve keeps serving", status == 200 and r["choices"][0]["message"]["content"] == answer,
+              f"{status} {json.dumps(r)[:200]}")
+    finally:
+        server.terminate()
+        server.wait(timeout=30)

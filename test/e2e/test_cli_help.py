@@ -10,7 +10,7 @@ import common
 COMMANDS = {
     "compile": ["-o", "--target", "--tokenizer", "--bits", "--kv-cache", "--hidden-tap", "--handoff",
                 "--embed-weights", "--threads"],
-    "run": ["-p", "-n", "-t", "--seed", "--top-k", "--threads", "--target", "--max-seq"],
+    "run": ["-p", "-n", "-t", "--seed", "--top-k", "--threads", "--target", "--max-seq", "--image", "--audio"],
     "logits": ["--token-ids", "-o", "--soft-tokens", "--threads", "--target"],
     "encode": ["--image", "--pixels", "--audio", "--features", "--max-soft-tokens", "-o", "--threads", "--target"],
     "tokenize": ["--decode", "--no-special"],

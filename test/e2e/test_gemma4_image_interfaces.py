@@ -148,33 +148,16 @@ def main():
     chat.type("/exit")
     check("saguaro chat: /image then the question streams complete's answer", chat.wait() == 0, repr(streamed))
 
-    server, port, _, _ = common.start_serve(args, model, COMPILE, env, "serve.log")
-    try:
-        def ask(messages):
-            status, text = common.post_chat(port, {"model": "default", "messages": messages, **GREEDY})
-            return status, json.loads(text)
-
-        status, r = ask(one_image(data_uri))
-        check("serve answers a data: URI as complete does", status == 200 and
-              r["choices"][0]["message"]["content"] == answer, f"{status} {json.dumps(r)[:200]}")
-        for what, url, expect in (
-                ("a remote URL", "http://example.com/cat.png", "remote URLs are not fetched"),
-                ("a file path", png, "file paths are not accepted here"),
-                ("a truncated image", "data:image/png;base64," + base64.b64encode(open(truncated, "rb").read()).decode(),
-                 "messages[0].content[0]"),
-                ("an image of 20000 x 20000 pixels",
-                 "data:image/png;base64," + base64.b64encode(open(huge, "rb").read()).decode(),
-                 "image is 20000x20000 = 400000000 pixels")):
-            status, r = ask(one_image(url))
-            message = r.get("error", {}).get("message", "")
-            check(f"serve refuses {what} with 400", status == 400 and expect in message and "\n" not in message,
-                  f"{status} {message!r}")
-        status, r = ask(one_image(data_uri))
-        check("serve keeps serving", status == 200 and r["choices"][0]["message"]["content"] == answer,
-              f"{status} {json.dumps(r)[:200]}")
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
+    refusals = [
+        ("a remote URL", one_image("http://example.com/cat.png"), "remote URLs are not fetched"),
+        ("a file path", one_image(png), "file paths are not accepted here"),
+        ("a truncated image",
+         one_image("data:image/png;base64," + base64.b64encode(open(truncated, "rb").read()).decode()),
+         "messages[0].content[0]"),
+        ("an image of 20000 x 20000 pixels",
+         one_image("data:image/png;base64," + base64.b64encode(open(huge, "rb").read()).decode()),
+         "image is 20000x20000 = 400000000 pixels")]
+    common.check_serve_answers_and_refusals(args, model, COMPILE, one_image(data_uri), answer, refusals, check, GREEDY)
 
 
 if __name__ == "__main__":

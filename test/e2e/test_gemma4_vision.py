@@ -140,23 +140,14 @@ def main():
         tokenizer = os.path.join(args.source_dir, "test", "fixtures", "chat_templates", "gemma4", "tokenizer.json")
         text = "Look: <|image|> What is it?"
         ids = common.run([args.saguaro, "tokenize", tokenizer, text], args).stdout.decode().split()
-        prompt_ids, expanded_ids = os.path.join(w, "run-prompt.txt"), os.path.join(w, "run-expanded.txt")
-        run_ref = os.path.join(w, "ref-run-logits.npy")
-        continuation = []
-        for _ in range(RUN_TOKENS):
-            open(prompt_ids, "w").write(" ".join(ids + continuation) + "\n")
-            common.run([common.python(), reference, "logits", "--model", with_processor, "--tokens", prompt_ids,
-                        "--pixels", resized, "-o", run_ref, "--write-ids", expanded_ids], args)
-            token = int(np.argmax(np.load(run_ref)[-1]))
-            if token in STOP_IDS or token >= TOKENIZER_VOCAB:  # the random model's vocabulary is the larger
-                break
-            continuation.append(str(token))
+        continuation, positions = common.greedy_reference(
+            args, [common.python(), reference, "logits", "--model", with_processor, "--pixels", resized], ids,
+            RUN_TOKENS, STOP_IDS, TOKENIZER_VOCAB)
         expected = common.run([args.saguaro, "tokenize", tokenizer, " ".join(continuation), "--decode"],
                               args).stdout.decode().strip("\n")
         if not expected.strip():
             raise SystemExit(f"FAIL: the reference's greedy continuation {continuation} decodes to no text; "
                              "the check would prove nothing")
-        positions = len(open(expanded_ids).read().split()) - len(continuation)
         out = common.run([args.saguaro, "run", with_processor, "--tokenizer", tokenizer, "-p", text, "--image", png,
                           "-n", str(positions + len(continuation)), "-t", "0", "--target", "generic", "--kv-cache", "f32",
                           "--max-seq", "128"], args).stdout.decode()

@@ -18,16 +18,24 @@ struct ImageRef {
   MediaUrl url;
 };
 
-/// Messages and the images they carry, in prompt order.
+/// An audio clip a message carries: where it stands in the request and its WAV bytes (kData: an input_audio part's
+/// base64 payload, mime audio/wav) or file (kFile: a path of Cactus' "audio").
+struct AudioRef {
+  std::string at;
+  MediaUrl url;
+};
+
+/// Messages and the images and audio clips they carry, each in prompt order.
 struct ChatRequest {
   std::vector<ChatMessage> messages;
   std::vector<ImageRef> images;
+  std::vector<AudioRef> audio;
 };
 
 /// Reads an array of messages: each {"role", "content"} with content a string or an array of parts — {"type":
 /// "text", "text"}, {"type": "image_url", "image_url": {"url"}} (saguaro/media_url.h: a data: URI, a file:// URL or a
-/// path; remote URLs refused) or {"type": "input_audio", ...} (refused: no audio tower takes it yet) — Cactus'
-/// "images": [paths] (before the content), and on assistant messages `tool_calls` ([{"type": "function",
+/// path; remote URLs refused) or {"type": "input_audio", "input_audio": {"data": BASE64, "format": "wav"}} (other
+/// formats refused) — Cactus' "images": [paths] and "audio": [WAV paths] (before the content, images first), and on assistant messages `tool_calls` ([{"type": "function",
 /// "function": {"name", "arguments"}}], arguments a JSON string or an object; the content may then be null). With
 /// `user_only` (no chat template to render other roles) only user messages are read. The JSON keeps key order, so
 /// arguments print as the caller wrote them. False + "problem" naming the message and part.

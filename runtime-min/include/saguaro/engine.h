@@ -28,6 +28,9 @@ struct GenerateConfig {
   /// Images, each its soft tokens (n × dim floats, Engine::encode_image): they take the prompt's image placeholders
   /// in order, or go first (after BOS) when it has none; each becomes begin-image, n placeholders, end-image.
   std::vector<std::vector<float>> images;
+  /// Audio clips, each its soft tokens (Engine::encode_audio): the same with the audio tower's placeholders, each
+  /// becoming begin-audio, n placeholders, end-audio; without placeholders they go after BOS, after the images.
+  std::vector<std::vector<float>> audio;
   /// When set, only the tokens it allows are sampled, and generation ends when it is finished (not owned).
   TokenConstraint* constraint = nullptr;
 };

@@ -4,6 +4,7 @@
 
 #include <cctype>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 
 #include "saguaro/handoff/error.h"
@@ -206,6 +207,39 @@ TEST(Messages, ImageFilesBecomeDataAttachmentsExceptOnTheServer) {
   } catch (const HandoffError& e) {
     EXPECT_EQ(std::string(e.what()), "messages[0].content[1]: cannot open " + path);
   }
+}
+
+// Cactus' "audio" files go to the cloud as audio/wav attachments of their bytes, as image files do; the server
+// refuses them, and a file that is no WAV, or too large to be a clip the device takes, is named.
+TEST(Messages, AudioFilesBecomeWavAttachmentsExceptOnTheServer) {
+  const std::string path = ::testing::TempDir() + "/saguaro_message_audio.wav", text = path + ".txt";
+  { std::ofstream(path, std::ios::binary) << std::string("RIFF\x04\0\0\0WAVE", 12); }
+  { std::ofstream(text) << "not audio, not at all"; }
+  const json parts = json::parse(R"([{"role":"user","content":"Hear this","audio":[")" + path + R"("]}])");
+  std::vector<Message> messages = messages_from_json(parts);
+  ASSERT_EQ(messages[0].attachments.size(), 1u);
+  EXPECT_EQ(messages[0].attachments[0].kind, AttachmentKind::Audio);
+  EXPECT_EQ(messages[0].attachments[0].mime_type, "audio/wav");
+  EXPECT_EQ(messages[0].attachments[0].base64_data, "UklGRgQAAABXQVZF");
+  auto refusal = [](const json& m, LocalFiles files) {
+    try {
+      messages_from_json(m, files);
+    } catch (const HandoffError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(accepted)");
+  };
+  EXPECT_EQ(refusal(parts, LocalFiles::kRefuse),
+            "messages[0].audio[0]: file paths are not accepted here: send input_audio data");
+  EXPECT_EQ(refusal(json::parse(R"([{"role":"user","content":"x","audio":[")" + text + R"("]}])"), LocalFiles::kRead),
+            "messages[0].audio[0]: " + text + " is not a WAV file");
+  EXPECT_EQ(refusal(json::parse(R"([{"role":"user","content":"x","audio":"a.wav"}])"), LocalFiles::kRead),
+            "messages[0].audio must be an array of file paths");
+  std::filesystem::resize_file(path, std::uintmax_t(65) << 20);  // sparse: a header claiming far more than a clip
+  EXPECT_EQ(refusal(parts, LocalFiles::kRead),
+            "messages[0].audio[0]: " + path + " is larger than the 64 MiB sent to a provider");
+  std::remove(path.c_str());
+  std::remove(text.c_str());
 }
 
 TEST(Messages, PrivacySwitchesDropMediaAndCountIt) {

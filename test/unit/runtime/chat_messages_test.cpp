@@ -1,6 +1,7 @@
 // The reading of request messages (saguaro/chat_messages.h, the C API's and `saguaro render`'s): content parts,
-// image references in every accepted form, Cactus' "images", and one clear error for each bad shape (remote URLs,
-// non-image data: URIs, audio). Tool calls: test/unit/chat/chat_tools_test.cpp.
+// image references in every accepted form, Cactus' "images" and "audio", input_audio parts, and one clear error for
+// each bad shape (remote URLs, non-image data: URIs, audio that is not WAV). Tool calls:
+// test/unit/chat/chat_tools_test.cpp.
 #include <gtest/gtest.h>
 
 #include "saguaro/chat_messages.h"
@@ -108,8 +109,30 @@ TEST(ChatMessages, BadShapesAreNamed) {
             "messages[0].content[0]: expected a part of type text, image_url or input_audio");
   EXPECT_EQ(refusal(R"([{"role": "user", "content": "x", "images": "a.png"}])"),
             "messages[0].images must be an array of file paths");
-  EXPECT_EQ(refusal(R"([{"role": "user", "content": [{"type": "input_audio", "input_audio": {"data": "", "format": "wav"}}]}])"),
-            "messages[0].content[0]: the model has no audio tower to take it");
+  EXPECT_EQ(refusal(R"([{"role": "user", "content": [{"type": "input_audio", "input_audio": {"data": "AAAA", "format": "mp3"}}]}])"),
+            "messages[0].content[0]: input_audio.format \"mp3\" is not read here (only wav)");
+  EXPECT_EQ(refusal(R"([{"role": "user", "content": [{"type": "input_audio", "input_audio": "AAAA"}]}])"),
+            "messages[0].content[0]: an input_audio part needs string input_audio.data and input_audio.format");
+  EXPECT_EQ(refusal(R"([{"role": "user", "content": "x", "audio": "a.wav"}])"),
+            "messages[0].audio must be an array of file paths");
+  EXPECT_EQ(refusal(R"([{"role": "user", "content": "x", "audio": [3]}])"), "messages[0].audio[0] must be a file path");
+}
+
+TEST(ChatMessages, AudioPartsAndCactusAudioInPromptOrder) {
+  const ChatRequest r = parsed(R"([{"role": "user", "images": ["a.png"], "audio": ["b.wav"], "content": [
+      {"type": "text", "text": "Hear"}, {"type": "input_audio", "input_audio": {"data": "UklG", "format": "wav"}}]}])");
+  ASSERT_EQ(r.audio.size(), 2u);
+  EXPECT_EQ(r.audio[0].at, "messages[0].audio[0]");
+  EXPECT_EQ(r.audio[0].url.kind, MediaUrl::kFile);
+  EXPECT_EQ(r.audio[0].url.payload, "b.wav");
+  EXPECT_EQ(r.audio[1].at, "messages[0].content[1]");
+  EXPECT_EQ(r.audio[1].url.kind, MediaUrl::kData);
+  EXPECT_EQ(r.audio[1].url.payload, "UklG");
+  ASSERT_EQ(r.messages[0].parts.size(), 4u);  // the image, the Cactus clip, then the content's parts
+  EXPECT_EQ(r.messages[0].parts[0].kind, ContentPart::kImage);
+  EXPECT_EQ(r.messages[0].parts[1].kind, ContentPart::kAudio);
+  EXPECT_EQ(r.messages[0].parts[2].kind, ContentPart::kText);
+  EXPECT_EQ(r.messages[0].parts[3].kind, ContentPart::kAudio);
 }
 
 }  // namespace

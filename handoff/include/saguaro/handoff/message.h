@@ -24,7 +24,7 @@ struct Message {
   std::vector<Attachment> attachments;
 };
 
-// Whether image references may name files on this device: yes for the C API and `saguaro complete` (the caller's
+// Whether image and audio references may name files on this device: yes for the C API and `saguaro complete` (the caller's
 // own files), no for `saguaro serve` (a client must not make the server read its files).
 enum class LocalFiles { kRead, kRefuse };
 
@@ -32,7 +32,7 @@ enum class LocalFiles { kRead, kRefuse };
 // {"type":"text","text":...}, {"type":"image_url","image_url":{"url":...}} (a data: URI, or with LocalFiles::kRead
 // a PNG or JPEG file, read into one; remote URLs are refused: saguaro/media_url.h) or
 // {"type":"input_audio","input_audio":{"data":<base64>,"format":"wav"|"mp3"}}; a message may also carry Cactus'
-// "images": [paths]. Throws HandoffError naming the offending message index and field.
+// "images": [paths] and "audio": [WAV paths] (read like image files: only with LocalFiles::kRead). Throws HandoffError naming the offending message index and field.
 std::vector<Message> messages_from_json(const nlohmann::json& messages, LocalFiles files = LocalFiles::kRead);
 
 // The messages with media parts the user did not allow removed, and how many were removed of each kind.

@@ -63,6 +63,20 @@ Result<Features> extractFeatures(const std::string& wavPath, const LogMelConfig&
   return guarded<Features>(wavPath, [&] { return logMel(load(wavPath, config), config); });
 }
 
+Result<Features> extractFeaturesFromMemory(const uint8_t* data, size_t size, const std::string& name,
+                                           const LogMelConfig& config) noexcept {
+  return guarded<Features>(name, [&] {
+    Pcm pcm = decodeWav(data, size, name, config.maxSeconds());
+    return logMel(resample(pcm.samples, pcm.sampleRate, config.sampleRate), config);
+  });
+}
+
+std::vector<float> validFramesTimeMajor(const Features& f) {
+  std::vector<float> frames = f.transposed();
+  frames.resize(f.nValid * f.nMels);  // the valid frames come first
+  return frames;
+}
+
 Result<std::vector<double>> timeLogMel(const std::vector<float>& samples, const LogMelConfig& config,
                                        int runs) noexcept {
   return guarded<std::vector<double>>("", [&] {

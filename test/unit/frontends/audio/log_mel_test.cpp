@@ -3,6 +3,7 @@
 // The Gemma features are compared with the numpy oracle by the end-to-end test (e2e_features_audio).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -253,6 +254,27 @@ TEST(Features, ErrorsComeBackAsValuesNamingTheFile) {
   EXPECT_EQ(r.error.rfind(path + ": ", 0), 0u) << r.error;
   Result<Features> missing = extractFeatures("/nonexistent.wav", LogMelConfig::whisper(80));
   EXPECT_EQ(missing.error.rfind("/nonexistent.wav: cannot open", 0), 0u) << missing.error;
+}
+
+TEST(Features, MemoryEqualsFileAndTheValidFramesComeFirst) {
+  std::vector<uint8_t> pcm;  // 0.25 s of a 440 Hz tone at 8 kHz, 16-bit stereo (resampled and mixed down)
+  for (int i = 0; i < 2000; ++i)
+    for (int c = 0; c < 2; ++c)
+      testing::put16(pcm, static_cast<uint16_t>(static_cast<int16_t>(8000 * std::sin(i * 0.3456) / (c + 1))));
+  const std::vector<uint8_t> wav = testing::riff({testing::chunk("fmt ", testing::fmtBody(1, 2, 8000, 16)),
+                                                  testing::chunk("data", pcm)});
+  const std::string path = writeTemp("tone.wav", std::string(wav.begin(), wav.end()));
+  const LogMelConfig gemma = LogMelConfig::gemma4();
+  Result<Features> file = extractFeatures(path, gemma);
+  Result<Features> memory = extractFeaturesFromMemory(wav.data(), wav.size(), "clip", gemma);
+  ASSERT_TRUE(file.ok() && memory.ok()) << file.error << memory.error;
+  EXPECT_EQ(memory.value.data, file.value.data);
+  EXPECT_EQ(memory.value.nValid, 24u);  // (4000 - 1) // 160 frames at 16 kHz
+  const std::vector<float> valid = validFramesTimeMajor(memory.value), all = memory.value.transposed();
+  ASSERT_EQ(valid.size(), memory.value.nValid * memory.value.nMels);
+  EXPECT_TRUE(std::equal(valid.begin(), valid.end(), all.begin()));
+  Result<Features> bad = extractFeaturesFromMemory(wav.data(), 20, "messages[0].content[1]", gemma);
+  EXPECT_EQ(bad.error.rfind("messages[0].content[1]: ", 0), 0u) << bad.error;
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 // exceptions (the saguaro driver): WAV file -> mono -> resampled -> log-mel features.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -29,6 +31,14 @@ Result<std::vector<float>> loadAudio(const std::string& wavPath, const LogMelCon
 
 /// loadAudio, then the log-mel features of `config`. Errors name the file.
 Result<Features> extractFeatures(const std::string& wavPath, const LogMelConfig& config) noexcept;
+
+/// The same of a WAV file held in memory (e.g. a request's base64 payload); errors name it `name`.
+Result<Features> extractFeaturesFromMemory(const uint8_t* data, size_t size, const std::string& name,
+                                           const LogMelConfig& config) noexcept;
+
+/// The frames of `f` that hold real audio (the first nValid), time-major [nValid, nMels]: what Gemma 4's audio
+/// tower reads (padding frames are zero, exactly as its convolutions' own padding).
+std::vector<float> validFramesTimeMajor(const Features& f);
 
 /// Times LogMelExtractor::compute on `samples` `runs` times after one warm-up call (the extractor is
 /// built once, outside the timing). Milliseconds per run, in run order.
