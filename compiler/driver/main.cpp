@@ -603,7 +603,8 @@ std::vector<cli::Command> commands() {
        "write the soft tokens a model's vision tower makes of an image, or its audio tower of a clip",
        join({{{"--image", "FILE", "a PNG or JPEG, resized as the model's image processor does"},
               {"--pixels", "IMAGE.npy", "or an image already resized: [H, W, 3] uint8, or float32 in [0, 1]"},
-              {"--audio", "FILE.wav", "or a WAV clip (any rate, at most 30 s), made into Gemma 4's log-mel frames"},
+              {"--audio", "FILE.wav", "or a WAV clip (any rate, at most 30 s; - reads it from standard input as it arrives), "
+                           "made into Gemma 4's log-mel frames"},
               {"--features", "MEL.npy", "or those frames: float32 [n, 128], time-major, the valid frames only"},
               {"--max-soft-tokens", "N", "this image's budget (70, 140, 280, 560, 1120); default: the compiled one"},
               {"-o", "OUT.npy", "the soft tokens, float32 [n, dim] (required)"}},
