@@ -41,6 +41,15 @@ add_subdirectory(saguaro/image image)
 target_link_libraries(saguaro_runtime PRIVATE saguaro_image)
 target_compile_definitions(saguaro_runtime PRIVATE SAGUARO_WITH_IMAGES=1)
 )";
+
+/// A model with an audio tower: the runtime makes log-mel frames of streamed PCM (saguaro/audio_stream.h, the C API's
+/// saguaro_audio_*) with the bundle's copy of the audio front-end (runtime-min/frontends/audio).
+constexpr const char *kAudioCMake = R"(
+# The model has an audio tower: the runtime makes log-mel frames of PCM (docs/audio.md).
+add_subdirectory(saguaro/audio audio)
+target_link_libraries(saguaro_runtime PRIVATE saguaro_audio)
+target_compile_definitions(saguaro_runtime PRIVATE SAGUARO_WITH_AUDIO=1)
+)";
 } // namespace
 
 std::string bundle::cmakeLists(llvm::StringRef flags, const BundleInputs &in) {
@@ -85,7 +94,8 @@ target_link_libraries(saguaro_bundle PRIVATE saguaro_kernels saguaro_runtime)
 # libsaguaro.so: the C API (saguaro/saguaro.h) for programs that load the model at run time (the Python package,
 # bindings/python). It exports those functions only; -u pulls them out of the runtime archive, which the model's
 # object alone does not reference.
-set(SAGUARO_C_API saguaro_init saguaro_complete saguaro_destroy saguaro_last_error)
+set(SAGUARO_C_API saguaro_init saguaro_complete saguaro_destroy saguaro_last_error saguaro_audio_begin saguaro_audio_push
+    saguaro_audio_push_int16 saguaro_audio_end saguaro_audio_soft_tokens saguaro_audio_destroy)
 list(JOIN SAGUARO_C_API "; " SAGUARO_C_API_LIST)
 file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/saguaro.map "{ global: ${SAGUARO_C_API_LIST}; local: *; };\n")
 add_library(saguaro_shared SHARED $<TARGET_OBJECTS:saguaro_model_code>)
@@ -109,6 +119,7 @@ target_link_options(saguaro_shared PRIVATE "LINKER:--version-script=${CMAKE_CURR
              "# Compiled with --threads 0: no thread pool; the kernels run on the calling thread.\n"
              "set(SAGUARO_THREAD_POOL OFF)\n");
   return s + (in.handoff ? kHandoffCMake : "") + (in.model.vision ? kVisionCMake : "") +
+         (in.model.audio ? kAudioCMake : "") +
          (in.embedWeights ? embeddedLibraryCMake(in.threadPool) : "");
 }
 

@@ -71,6 +71,11 @@ llvm::Error copyRuntime(const BundleInputs &in, llvm::StringRef dir) {
                                {"runtime-min/frontends/image/src", "saguaro/image/src"}});
     files.push_back({"runtime-min/frontends/image/CMakeLists.txt", "saguaro/image/CMakeLists.txt"});
   }
+  if (in.model.audio) { // the runtime streams PCM into the audio tower (saguaro/audio_stream.h)
+    trees.insert(trees.end(), {{"runtime-min/frontends/audio/include", "saguaro/audio/include"},
+                               {"runtime-min/frontends/audio/src", "saguaro/audio/src"}});
+    files.push_back({"runtime-min/frontends/audio/CMakeLists.txt", "saguaro/audio/CMakeLists.txt"});
+  }
   for (auto [from, to] : trees) {
     llvm::SmallString<256> src(source), dst(dir);
     llvm::sys::path::append(src, from);

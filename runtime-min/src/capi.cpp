@@ -15,6 +15,7 @@
 #include <vector>
 
 
+#include "capi_model.h"
 #include "hidden_capture.h"
 #include "image_input.h"
 #include "process_stats.h"
@@ -29,10 +30,6 @@
 #include "saguaro/handoff/options.h"
 #endif
 
-struct saguaro_model {
-  std::unique_ptr<saguaro::Engine> engine;
-  std::unique_ptr<saguaro::ChatTemplate> chat;  // the bundle's `chat.template`, null when it has none
-};
 
 namespace {
 
@@ -428,3 +425,5 @@ extern "C" int saguaro_complete(saguaro_model_t model, const char* messages_json
 extern "C" void saguaro_destroy(saguaro_model_t model) { delete model; }
 
 extern "C" const char* saguaro_last_error(void) { return g_last_error.c_str(); }
+
+std::string& saguaro::capi_last_error() { return g_last_error; }

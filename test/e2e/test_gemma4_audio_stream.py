@@ -4,13 +4,20 @@ target and the x86 ISA targets the CPU runs (tiny random Gemma 4 audio tower, ma
 The log-mel frames are made as the samples arrive (runtime-min/frontends/audio LogMelStream); the unit tests
 audio.StreamPieces and audio.WavPieces check the frames and samples piece by piece.
 
+The C API (saguaro_audio_begin / push / push_int16 / end / soft_tokens of the bundle's libsaguaro.so, through
+ctypes): jfk.wav's 16-bit samples pushed in the same pieces, and as floats, give the same soft tokens bit for bit.
+
 Bad input on standard input, one line and exit 1, nothing written: bytes that are not a WAV, no bytes, a header
-without a data chunk, audio too short for a mel frame.
+without a data chunk, audio too short for a mel frame. Through the C API, -1 and a message: a stream ended without
+samples, one too short for a mel frame, a push past 30 s, a push after the end, a too small output buffer.
 """
+import ctypes
 import os
 import subprocess
 import sys
 import wave
+
+import numpy as np
 
 import common
 
@@ -61,6 +68,8 @@ def main():
             if not same:
                 raise SystemExit(f"FAIL: {target}, pieces of {piece}")
 
+    check_c_api(args, model, wav[header:], os.path.join(w, "whole-generic.npy"))
+
     def refused(what, stdin_bytes, expect):
         out = os.path.join(w, "refused.npy")
         proc = common.run([args.saguaro, "encode", model, "--audio", "-", "-o", out, "--target", "generic"], args,
@@ -75,6 +84,91 @@ def main():
     refused("no data chunk", wav[:36], "standard input: has no data chunk")
     refused("too short for a mel frame", wav[:header + 160 * width], "standard input: audio of 160 samples")
     return 0
+
+
+def check_c_api(args, model, pcm_bytes, whole):
+    """Streams the 16-bit samples through the bundle's C API in every piece size and as floats; the soft tokens must be
+    the whole-file encode's (`whole`, generic target) bit for bit. Then the C API's refusals."""
+    bundle = os.path.join(args.work_dir, "bundle")
+    common.run([args.saguaro, "compile", model, "-o", bundle, "--target", "generic"], args)
+    common.run(["cmake", "-S", bundle, "-B", bundle + "/build", "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release"], args)
+    common.run(["cmake", "--build", bundle + "/build"], args)
+    lib = ctypes.CDLL(os.path.join(bundle, "build", "libsaguaro.so"))
+    lib.saguaro_init.restype = ctypes.c_void_p
+    lib.saguaro_init.argtypes = [ctypes.c_char_p]
+    lib.saguaro_last_error.restype = ctypes.c_char_p
+    lib.saguaro_audio_begin.restype = ctypes.c_void_p
+    lib.saguaro_audio_begin.argtypes = [ctypes.c_void_p]
+    for name, sample in (("saguaro_audio_push", ctypes.c_float), ("saguaro_audio_push_int16", ctypes.c_int16)):
+        getattr(lib, name).argtypes = [ctypes.c_void_p, ctypes.POINTER(sample), ctypes.c_size_t]
+    lib.saguaro_audio_end.argtypes = [ctypes.c_void_p]
+    lib.saguaro_audio_soft_tokens.restype = ctypes.c_long
+    lib.saguaro_audio_soft_tokens.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_float), ctypes.c_size_t]
+    lib.saguaro_audio_destroy.argtypes = [ctypes.c_void_p]
+    handle = lib.saguaro_init(bundle.encode())
+    if not handle:
+        raise SystemExit(f"FAIL: saguaro_init: {lib.saguaro_last_error().decode()}")
+    want = np.load(whole)
+    pcm16 = np.frombuffer(pcm_bytes, dtype="<i2").copy()
+    pcm32 = (pcm16 / 32768.0).astype(np.float32)
+
+    def error():
+        return lib.saguaro_last_error().decode()
+
+    def stream(samples, piece):
+        """Soft tokens of `samples` pushed `piece` at a time; exits with FAIL on an error."""
+        audio = lib.saguaro_audio_begin(handle)
+        if not audio:
+            raise SystemExit(f"FAIL: saguaro_audio_begin: {error()}")
+        push, kind = ((lib.saguaro_audio_push_int16, ctypes.c_int16) if samples.dtype == np.int16
+                      else (lib.saguaro_audio_push, ctypes.c_float))
+        base = samples.ctypes.data
+        for at in range(0, len(samples), piece):
+            n = min(piece, len(samples) - at)
+            if push(audio, ctypes.cast(base + at * samples.itemsize, ctypes.POINTER(kind)), n) != 0:
+                raise SystemExit(f"FAIL: push: {error()}")
+        tokens = lib.saguaro_audio_end(audio)
+        floats = lib.saguaro_audio_soft_tokens(audio, None, 0)
+        if tokens < 0 or floats < 0:
+            raise SystemExit(f"FAIL: saguaro_audio_end: {error()}")
+        out = np.zeros(floats, dtype=np.float32)
+        lib.saguaro_audio_soft_tokens(audio, out.ctypes.data_as(ctypes.POINTER(ctypes.c_float)), floats)
+        lib.saguaro_audio_destroy(audio)
+        return out.reshape(tokens, -1)
+
+    for samples, kind in ((pcm16, "int16"), (pcm32, "float")):
+        for piece in PIECES:
+            got = stream(samples, piece)
+            same = got.shape == want.shape and got.tobytes() == want.tobytes()
+            print(f"C API, {kind} pieces of {piece} samples: {got.shape[0]} soft tokens, "
+                  f"{'bit-identical' if same else 'DIFFERENT'} to the whole file")
+            if not same:
+                raise SystemExit(f"FAIL: C API, {kind} pieces of {piece}")
+
+    def refused(what, steps, expect):
+        """Runs steps(audio) on a new stream; the last call must return -1 with `expect` in the last error."""
+        audio = lib.saguaro_audio_begin(handle)
+        result = steps(audio)
+        said = error()
+        lib.saguaro_audio_destroy(audio)
+        print(f"C API refused: {what}: {said}")
+        if result != -1 or expect not in said:
+            raise SystemExit(f"FAIL: C API refused: {what}")
+
+    def push16(audio, samples):
+        return lib.saguaro_audio_push_int16(audio, samples.ctypes.data_as(ctypes.POINTER(ctypes.c_int16)),
+                                            len(samples))
+
+    refused("no samples", lib.saguaro_audio_end, "saguaro_audio_end: has no audio samples")
+    refused("too short for a mel frame", lambda a: (push16(a, pcm16[:160]), lib.saguaro_audio_end(a))[1],
+            "audio of 160 samples is too short")
+    too_long = np.zeros(480001, dtype=np.int16)
+    refused("past 30 s", lambda a: push16(a, too_long), "at most 30.00 s is accepted")
+    refused("a push after the end", lambda a: (push16(a, pcm16), lib.saguaro_audio_end(a), push16(a, pcm16))[2],
+            "saguaro_audio_push_int16: the audio stream has ended")
+    refused("a too small buffer",
+            lambda a: (push16(a, pcm16), lib.saguaro_audio_end(a),
+                       lib.saguaro_audio_soft_tokens(a, (ctypes.c_float * 4)(), 4))[2], "do not fit in 4")
 
 
 if __name__ == "__main__":
