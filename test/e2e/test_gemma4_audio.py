@@ -8,6 +8,8 @@ frames, clip bounds that clamp, a logit cap of 3).
   target, equal the reference's of the same log-mel frames (`saguaro features audio --mel gemma4 --mask`) within
   1e-3 of the soft tokens' scale (their largest magnitude).
 - `saguaro encode --features` of those valid frames gives the same soft tokens bit for bit.
+- `saguaro synth` of the model's config.json writes the audio tower as well; its soft tokens of jfk equal the
+  reference's of the synthesized files within 1e-3 of their scale.
 - x86-avx2 (and x86-avx512vnni where the CPU has it) against generic within 1e-4 of the scale; and the tower
   quantized to CQ4 (--bits 4, its linears through the integer CQ products) runs: its soft tokens of jfk.wav are
   finite and correlated with the reference (a smoke check of the integer path; its error is the quantization's).
@@ -101,6 +103,21 @@ def main():
             corr = float(np.corrcoef(cq4.ravel(), ref.ravel())[0, 1]) if cq4.shape == ref.shape else 0.0
             check("jfk: CQ4 tower", np.isfinite(cq4).all() and corr > 0.9,
                   f"correlation with the reference {corr:.4f}, max |error| {float(np.abs(cq4 - ref).max()):.3g}")
+
+    # `saguaro synth` of the model's config writes the audio tower too: it compiles, and its soft tokens of jfk's
+    # frames equal the reference's of the synthesized files.
+    synth = os.path.join(w, "synth")
+    common.run([args.saguaro, "synth", os.path.join(model, "config.json"), "-o", synth], args)
+    synth_ref, synth_ours = os.path.join(w, "ref-synth.npy"), os.path.join(w, "synth-soft.npy")
+    common.run([common.python(), reference, "soft-tokens", "--model", synth, "--features",
+                os.path.join(w, "jfk-mel.npy"), "--mask", os.path.join(w, "jfk-mask.npy"), "-o", synth_ref], args)
+    common.run([args.saguaro, "encode", synth, "--features", os.path.join(w, "jfk-valid.npy"), "-o", synth_ours,
+                "--target", "generic"], args)
+    ref, ours_synth = np.load(synth_ref), np.load(synth_ours)
+    scale = float(np.abs(ref).max())
+    err = float(np.abs(ours_synth - ref).max()) if ours_synth.shape == ref.shape else float("inf")
+    check("saguaro synth of the config: the audio tower's soft tokens of jfk", err <= ATOL_SCALE * scale,
+          f"max |ours - reference| {err:.3g}, scale {scale:.3g}")
 
     # A prompt holding the clip: the reference expands the placeholder and computes its own soft tokens.
     prompt, expanded = os.path.join(w, "prompt.txt"), os.path.join(w, "prompt-expanded.txt")
