@@ -459,8 +459,11 @@ int cmdModelBench(const Args &a) {
   if (!promptTokens || *promptTokens < 1 || *promptTokens > (1 << 20))
     return fail(promptTokens ? "--prompt-tokens needs a positive number" : llvm::toString(promptTokens.takeError()));
   o.promptTokens = static_cast<int>(*promptTokens);
-  if ((o.image = a.has("--image")) && !a.has("--bits"))
-    o.bits = {4}; // the tower's default quantization
+  o.image = a.has("--image"), o.audio = a.has("--audio");
+  if (o.image && o.audio)
+    return fail("bench takes --image or --audio, not both");
+  if ((o.image || o.audio) && !a.has("--bits"))
+    o.bits = {4}; // the towers' default quantization
   for (auto [flag, out] : {std::pair<const char *, std::vector<int> *>{"--bits", &o.bits}, {"--threads", &o.threads}})
     if (a.has(flag)) {
       auto list = intList(flag, a.value(flag));
@@ -654,6 +657,8 @@ std::vector<cli::Command> commands() {
         {"--prompt-tokens", "N", "prompt length of the prefill measurement; default 128"},
         {"--image", "", "the vision tower instead: encoder, soft-token prefill and preprocessing of one image "
                         "(bits default 4)"},
+        {"--audio", "", "the audio tower instead: encoder on 30 s, soft-token prefill, log-mel, time from the last "
+                        "sample to the first token (bits default 4)"},
         {"--target", "T", "as compile's; default native"},
         compileOption("--kv-cache"),
         cli::kJsonOption},

@@ -83,10 +83,12 @@ extern "C" int saguaro_audio_end(saguaro_audio_t audio) {
 extern "C" long saguaro_audio_soft_tokens(saguaro_audio_t audio, float* out, size_t out_floats) {
   return guarded("saguaro_audio_soft_tokens", -1L, [&](std::string* err) {
     if (!audio) return *err = "audio is NULL", -1L;
-    if (!audio->ended || audio->soft_tokens.empty()) return *err = "the audio stream has not ended with soft tokens", -1L;
+    if (!audio->ended || audio->soft_tokens.empty())
+      return *err = "the audio stream has not ended with soft tokens", -1L;
     const size_t n = audio->soft_tokens.size();
     if (!out) return static_cast<long>(n);
-    if (out_floats < n) return *err = std::to_string(n) + " floats do not fit in " + std::to_string(out_floats), -1L;
+    if (out_floats < n)
+      return *err = std::to_string(n) + " floats do not fit in " + std::to_string(out_floats), -1L;
     std::copy(audio->soft_tokens.begin(), audio->soft_tokens.end(), out);
     return static_cast<long>(n);
   });

@@ -81,7 +81,8 @@ void WavStream::push(const uint8_t* bytes, size_t n, std::vector<float>* samples
 void WavStream::finish() const {
   const State& s = *state_;
   if (!s.riffRead && s.held.empty()) throw AudioError(name_ + ": is empty (0 bytes)");
-  if (!s.riffRead) throw AudioError(name_ + ": is too short to be a WAV file (" + std::to_string(s.held.size()) + " bytes)");
+  if (!s.riffRead)
+    throw AudioError(name_ + ": is too short to be a WAV file (" + std::to_string(s.held.size()) + " bytes)");
   if (!s.format) throw AudioError(name_ + ": has no fmt chunk");
   if (!s.inData) throw AudioError(name_ + ": has no data chunk");
 }
