@@ -30,6 +30,10 @@
 #include "saguaro/handoff/options.h"
 #endif
 
+struct saguaro_model {
+  std::unique_ptr<saguaro::Engine> engine;
+  std::unique_ptr<saguaro::ChatTemplate> chat;  // the bundle's `chat.template`, null when it has none
+};
 
 namespace {
 
@@ -427,3 +431,5 @@ extern "C" void saguaro_destroy(saguaro_model_t model) { delete model; }
 extern "C" const char* saguaro_last_error(void) { return g_last_error.c_str(); }
 
 std::string& saguaro::capi_last_error() { return g_last_error; }
+
+saguaro::Engine& saguaro::capi_engine(saguaro_model_t model) { return *model->engine; }

@@ -54,9 +54,10 @@ int push(const char* fn, saguaro_audio_t audio, const Sample* pcm, size_t n) {
 extern "C" saguaro_audio_t saguaro_audio_begin(saguaro_model_t model) {
   return guarded("saguaro_audio_begin", static_cast<saguaro_audio_t>(nullptr), [&](std::string* err) {
     if (!model) return *err = "model is NULL", static_cast<saguaro_audio_t>(nullptr);
-    auto stream = saguaro::AudioStream::open(*model->engine, err);
+    saguaro::Engine& engine = saguaro::capi_engine(model);
+    auto stream = saguaro::AudioStream::open(engine, err);
     if (!stream) return static_cast<saguaro_audio_t>(nullptr);
-    const size_t width = static_cast<size_t>(model->engine->spec().audio->out_dim);
+    const size_t width = static_cast<size_t>(engine.spec().audio->out_dim);
     return new saguaro_audio{std::move(stream), width, {}, false};
   });
 }

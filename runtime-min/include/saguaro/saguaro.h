@@ -46,6 +46,9 @@ int saguaro_complete(saguaro_model_t model, const char* messages_json, const cha
 /* Releases a model from saguaro_init (NULL is allowed). */
 void saguaro_destroy(saguaro_model_t model);
 
+/* The last error message of this thread ("" when none). */
+const char* saguaro_last_error(void);
+
 /* A clip streamed into the model's audio tower (docs/runtime.md, "Streaming audio"): 16 kHz mono PCM pushed in
  * pieces as it arrives; the log-mel frames are made as soon as their samples are in, the tower runs at the end. */
 typedef struct saguaro_audio* saguaro_audio_t;
@@ -70,9 +73,6 @@ long saguaro_audio_soft_tokens(saguaro_audio_t audio, float* out, size_t out_flo
 
 /* Releases a stream (NULL is allowed). */
 void saguaro_audio_destroy(saguaro_audio_t audio);
-
-/* The last error message of this thread ("" when none). */
-const char* saguaro_last_error(void);
 
 #ifdef __cplusplus
 }
