@@ -8,7 +8,7 @@ The C API (saguaro_audio_begin / push / push_int16 / end / soft_tokens of the bu
 ctypes): jfk.wav's 16-bit samples pushed in the same pieces, and as floats, give the same soft tokens bit for bit.
 
 Bad input on standard input, one line and exit 1, nothing written: bytes that are not a WAV, no bytes, a header
-without a data chunk, audio too short for a mel frame. Through the C API, -1 and a message: a stream ended without
+without a data chunk, audio too short for a mel frame, more than 30 s. Through the C API, -1 and a message: a stream ended without
 samples, one too short for a mel frame, a push past 30 s, a push after the end, a too small output buffer.
 """
 import ctypes
@@ -83,6 +83,11 @@ def main():
     refused("no bytes", b"", "standard input: is empty")
     refused("no data chunk", wav[:36], "standard input: has no data chunk")
     refused("too short for a mel frame", wav[:header + 160 * width], "standard input: audio of 160 samples")
+    # A header claiming 3 hours (a data size of 0xFFFFFFFF: unknown) and 30 s + 1 sample of silence: refused as soon as
+    # the sample past the limit arrives.
+    too_long = bytearray(wav[:header])
+    too_long[header - 4:header] = b"\xff\xff\xff\xff"
+    refused("more than 30 s", bytes(too_long) + bytes(480001 * width), "at most 30.00 s is accepted")
     return 0
 
 
