@@ -42,10 +42,11 @@ target_link_libraries(saguaro_runtime PRIVATE saguaro_image)
 target_compile_definitions(saguaro_runtime PRIVATE SAGUARO_WITH_IMAGES=1)
 )";
 
-/// A model with an audio tower: the runtime (the program's `--audio`, the C API's input_audio parts) reads WAV clips
-/// with the bundle's copy of the audio front-end (runtime-min/frontends/audio; standard library and nlohmann-json3-dev).
+/// A model with an audio tower: the runtime reads WAV clips (the program's `--audio`, the C API's input_audio parts)
+/// and makes log-mel frames of streamed PCM (saguaro/audio_stream.h, the C API's saguaro_audio_*) with the bundle's
+/// copy of the audio front-end (runtime-min/frontends/audio; standard library and nlohmann-json3-dev).
 constexpr const char *kAudioCMake = R"(
-# The model has an audio tower: the runtime reads WAV clips (docs/audio.md).
+# The model has an audio tower: the runtime reads WAV clips and makes log-mel frames of PCM (docs/audio.md).
 add_subdirectory(saguaro/audio audio)
 target_link_libraries(saguaro_runtime PRIVATE saguaro_audio)
 target_compile_definitions(saguaro_runtime PRIVATE SAGUARO_WITH_AUDIO=1)
@@ -94,7 +95,8 @@ target_link_libraries(saguaro_bundle PRIVATE saguaro_kernels saguaro_runtime)
 # libsaguaro.so: the C API (saguaro/saguaro.h) for programs that load the model at run time (the Python package,
 # bindings/python). It exports those functions only; -u pulls them out of the runtime archive, which the model's
 # object alone does not reference.
-set(SAGUARO_C_API saguaro_init saguaro_complete saguaro_stop saguaro_destroy saguaro_last_error)
+set(SAGUARO_C_API saguaro_init saguaro_complete saguaro_stop saguaro_destroy saguaro_last_error saguaro_audio_begin
+    saguaro_audio_push saguaro_audio_push_int16 saguaro_audio_end saguaro_audio_soft_tokens saguaro_audio_destroy)
 list(JOIN SAGUARO_C_API "; " SAGUARO_C_API_LIST)
 file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/saguaro.map "{ global: ${SAGUARO_C_API_LIST}; local: *; };\n")
 add_library(saguaro_shared SHARED $<TARGET_OBJECTS:saguaro_model_code>)

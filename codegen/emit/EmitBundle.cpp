@@ -71,7 +71,7 @@ llvm::Error copyRuntime(const BundleInputs &in, llvm::StringRef dir) {
                                {"runtime-min/frontends/image/src", "saguaro/image/src"}});
     files.push_back({"runtime-min/frontends/image/CMakeLists.txt", "saguaro/image/CMakeLists.txt"});
   }
-  if (in.model.audio) { // the program reads WAV clips
+  if (in.model.audio) { // the runtime reads WAV clips and streams PCM into the audio tower
     trees.insert(trees.end(), {{"runtime-min/frontends/audio/include", "saguaro/audio/include"},
                                {"runtime-min/frontends/audio/src", "saguaro/audio/src"}});
     files.push_back({"runtime-min/frontends/audio/CMakeLists.txt", "saguaro/audio/CMakeLists.txt"});

@@ -27,6 +27,7 @@ struct BundleAudio {
   int64_t maxFrames = 0, mel = 0, outDim = 0;
   int64_t tokenId = -1, beginId = -1, endId = -1, padId = 0;
   int64_t layers = 0, dim = 0, heads = 0, convKernel = 0; // its shape, for the manifest
+  int64_t past = 0, channels0 = 0, channels1 = 0, projDims = 0; // keys before a frame, subsampling, output_proj
 };
 
 /// The model as a bundle states it: model.cpp's ModelSpec and manifest.json's "model".

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "compiler/driver/BundleCache.h"
+#include "saguaro/audio/features.h"
 #include "saguaro/image/resize.h"
 #include "saguaro/image/soft_token_patches.h"
 #include "compiler/driver/ProgramRun.h"
@@ -88,29 +89,66 @@ llvm::Expected<double> macsPerToken(const std::string &bundle) {
   return macs;
 }
 
+/// manifest.json's object of the tower `kind` ("vision", "audio") and its "model" object.
+llvm::Expected<std::pair<llvm::json::Object, llvm::json::Object>> towerAndModel(const std::string &bundle,
+                                                                                llvm::StringRef kind) {
+  auto m = readBundleManifest(bundle);
+  if (!m)
+    return m.takeError();
+  const llvm::json::Object *tower = m->getObject(kind), *model = m->getObject("model");
+  if (!tower || !model)
+    return fileError(bundle + "/manifest.json", "has no " + kind.str() + " tower");
+  return std::make_pair(*tower, *model);
+}
+
+/// An integer of a manifest object as a double (0 when absent), for MAC counts.
+double manifestNumber(const llvm::json::Object *o, llvm::StringRef key) {
+  return static_cast<double>(o->getInteger(key).value_or(0));
+}
+
 /// The multiply-accumulates of one image of `patches` patches through the vision tower manifest.json describes:
 /// the matrix products (int8 with CQ weights, float32 with float ones) and attention's q·k and p·v (float32).
 struct ImageMacs {
   double products = 0, attention = 0;
 };
 llvm::Expected<ImageMacs> imageMacs(const std::string &bundle, int64_t patches) {
-  auto m = readBundleManifest(bundle);
-  if (!m)
-    return m.takeError();
-  const llvm::json::Object *v = m->getObject("vision");
-  const llvm::json::Object *model = m->getObject("model");
-  if (!v || !model)
-    return fileError(bundle + "/manifest.json", "has no vision tower");
-  auto get = [&](const llvm::json::Object *o, llvm::StringRef key) {
-    return static_cast<double>(o->getInteger(key).value_or(0));
-  };
-  const double n = static_cast<double>(patches), d = get(v, "dim"), hidden = get(v, "hidden"),
-               q = get(v, "heads") * get(v, "head_dim"), kv = get(v, "kv_heads") * get(v, "head_dim"),
-               p = get(v, "patch_size"), k = get(v, "pooling");
+  auto objects = towerAndModel(bundle, "vision");
+  if (!objects)
+    return objects.takeError();
+  const llvm::json::Object *v = &objects->first, *model = &objects->second;
+  auto get = [&](llvm::StringRef key) { return manifestNumber(v, key); };
+  const double n = static_cast<double>(patches), d = get("dim"), hidden = get("hidden"),
+               q = get("heads") * get("head_dim"), kv = get("kv_heads") * get("head_dim"), p = get("patch_size"),
+               k = get("pooling");
   ImageMacs macs;
-  macs.products = n * 3 * p * p * d + get(v, "layers") * n * (d * (q + 2 * kv) + q * d + 3 * d * hidden) +
-                  n / (k * k) * d * get(model, "dim");
-  macs.attention = get(v, "layers") * 2 * n * n * q;
+  macs.products = n * 3 * p * p * d + get("layers") * n * (d * (q + 2 * kv) + q * d + 3 * d * hidden) +
+                  n / (k * k) * d * manifestNumber(model, "dim");
+  macs.attention = get("layers") * 2 * n * n * q;
+  return macs;
+}
+
+/// The multiply-accumulates of a clip of `frames` mel frames through the audio tower manifest.json describes: the
+/// subsampling convolutions, the matrix products (int8 with CQ weights, float32 with float ones) and attention's q·k,
+/// relative-key and p·v products over at most `past + 1` keys (float32). Counted in ImageMacs' two parts.
+llvm::Expected<ImageMacs> audioMacs(const std::string &bundle, int64_t frames) {
+  auto objects = towerAndModel(bundle, "audio");
+  if (!objects)
+    return objects.takeError();
+  const llvm::json::Object *a = &objects->first, *model = &objects->second;
+  const llvm::json::Array *channels = a->getArray("channels");
+  if (!channels || channels->size() != 2)
+    return fileError(bundle + "/manifest.json", "states no subsampling channels for the audio tower");
+  const double c0 = static_cast<double>((*channels)[0].getAsInteger().value_or(0)),
+               c1 = static_cast<double>((*channels)[1].getAsInteger().value_or(0));
+  const double rows2 = static_cast<double>((frames + 1) / 2), tokens = static_cast<double>((frames + 3) / 4);
+  auto get = [&](llvm::StringRef key) { return manifestNumber(a, key); };
+  const double d = get("dim"), mel = get("mel"), keys = get("past") + 1;
+  ImageMacs macs;
+  // conv0: 1 input channel, conv1: c0; both 3x3 over the halved mel columns; the input projection reads c0/4 · c1.
+  macs.products = rows2 * (mel / 2) * c0 * 9 + tokens * (mel / 4) * c1 * c0 * 9 +
+                  tokens * (c0 / 4 * c1 * d + get("layers") * 23 * d * d +
+                            get("proj_dims") * (d + manifestNumber(model, "dim")));
+  macs.attention = get("layers") * tokens * 3 * keys * d;
   return macs;
 }
 
@@ -138,12 +176,27 @@ double preprocessMs() {
   return ms[ms.size() / 2];
 }
 
+/// Milliseconds (median of 5) that Gemma 4's log-mel front-end takes on 30 s of audio (480000 samples of noise) at
+/// once, as a whole file is processed after its last sample; 0 if the front-end refuses (it does not on this input).
+double logMelMs() {
+  std::vector<float> samples(480000);
+  uint64_t rng = 0x5eed;
+  for (float &x : samples)
+    x = static_cast<float>((rng = rng * 6364136223846793005ull + 1442695040888963407ull) >> 40) / 16777216.0f - 0.5f;
+  audio::Result<audio::LogMelConfig> config = audio::makeConfig("gemma4", "", false);
+  audio::Result<std::vector<double>> ms = audio::timeLogMel(samples, config.value, 5);
+  if (!config.ok() || !ms.ok())
+    return 0;
+  std::sort(ms.value.begin(), ms.value.end());
+  return ms.value[ms.value.size() / 2];
+}
+
 /// One row of the report.
 struct Result {
   int bits = 0, threads = 0;
   llvm::json::Object measured; // what the bundle program wrote
   double macsPerToken = 0, prefillEfficiency = 0;
-  ImageMacs imageMacs; // --image
+  ImageMacs imageMacs; // --image, --audio
 };
 
 double number(const llvm::json::Object &o, llvm::StringRef key) { return o.getNumber(key).value_or(0); }
@@ -171,8 +224,8 @@ llvm::Expected<Result> benchOne(const BenchOptions &o, const std::string &target
                << (o.policy.empty() ? "bits " + std::to_string(bits) : "policy " + o.policy) << ", " << threads
                << (threads == 1 ? " thread)\n" : " threads)\n");
   std::vector<std::string> args = {*exe, *bundle, "-o", outPath, "--threads", std::to_string(threads)};
-  if (o.image)
-    args.push_back("--bench-image");
+  if (o.image || o.audio)
+    args.push_back(o.image ? "--bench-image" : "--bench-audio");
   else
     args.insert(args.end(), {"--bench", "--prompt-tokens", std::to_string(o.promptTokens)});
   std::vector<llvm::StringRef> refs(args.begin(), args.end());
@@ -193,8 +246,9 @@ llvm::Expected<Result> benchOne(const BenchOptions &o, const std::string &target
   r.bits = bits;
   r.threads = threads;
   r.measured = std::move(*json->getAsObject());
-  if (o.image) {
-    auto macs = imageMacs(*bundle, static_cast<int64_t>(number(r.measured, "patches")));
+  if (o.image || o.audio) {
+    auto macs = o.image ? imageMacs(*bundle, static_cast<int64_t>(number(r.measured, "patches")))
+                        : audioMacs(*bundle, static_cast<int64_t>(number(r.measured, "frames")));
     if (!macs)
       return macs.takeError();
     r.imageMacs = *macs;
@@ -227,6 +281,30 @@ void printImageTable(const BenchOptions &o, const std::string &target, const std
                                   ms, number(r.measured, "prefill_ms"), gmac, gmac / (ms / 1e3),
                                   number(r.measured, "mac_peak_gops"), number(r.measured, "fma_peak_gflops"),
                                   number(r.measured, "vision_arena_bytes") / 1e6);
+  }
+}
+
+/// The --audio table: per bits and threads, 30 s of audio through the tower: the encoder's milliseconds and real-time
+/// factor, the prefill of its soft tokens, the time from the clip's last sample to the first token with the whole
+/// file processed at the end (log-mel of 30 s, measured here, + encoder + prefill) and with the frames streamed as
+/// the audio arrived (encoder + prefill: the conformer still runs at the end), and the encoder's multiply-accumulate
+/// rate beside the machine's int8 and float32 peaks measured in the same process.
+void printAudioTable(const BenchOptions &o, const std::string &target, const std::vector<Result> &results,
+                     double melMs) {
+  llvm::outs() << llvm::formatv("{0}: target {1}, audio tower; log-mel of 30 s {2:F1} ms\n", o.model, target, melMs);
+  llvm::outs() << llvm::formatv("{0,5} {1,7} {2,6} {3,11} {4,11} {5,6} {6,11} {7,13} {8,13} {9,7} {10,7} {11,9} "
+                                "{12,8}\n",
+                                "bits", "threads", "frames", "soft tokens", "encoder ms", "RTF", "prefill ms",
+                                "1st tok whole", "1st tok strm", "GMAC", "GMAC/s", "int8 peak", "f32 peak");
+  for (const Result &r : results) {
+    const double gmac = (r.imageMacs.products + r.imageMacs.attention) / 1e9, ms = number(r.measured, "encode_ms"),
+                 prefill = number(r.measured, "prefill_ms");
+    llvm::outs() << llvm::formatv("{0,5} {1,7} {2,6:F0} {3,11:F0} {4,11:F1} {5,6:F3} {6,11:F1} {7,13:F1} {8,13:F1} "
+                                  "{9,7:F1} {10,7:F1} {11,9:F1} {12,8:F1}\n",
+                                  r.bits, r.threads, number(r.measured, "frames"), number(r.measured, "soft_tokens"),
+                                  ms, ms / (1e3 * number(r.measured, "audio_seconds")), prefill,
+                                  melMs + ms + prefill, ms + prefill, gmac, gmac / (ms / 1e3),
+                                  number(r.measured, "mac_peak_gops"), number(r.measured, "fma_peak_gflops"));
   }
 }
 
@@ -286,10 +364,13 @@ int saguaro::runModelBench(const BenchOptions &o) {
         return fail(llvm::toString(r.takeError()));
       results.push_back(std::move(*r));
     }
-  if (o.image) {
-    const double preprocess = preprocessMs();
+  if (o.image || o.audio) {
+    const double preprocess = o.image ? preprocessMs() : logMelMs();
     if (!o.json) {
-      printImageTable(o, target, results, preprocess);
+      if (o.image)
+        printImageTable(o, target, results, preprocess);
+      else
+        printAudioTable(o, target, results, preprocess);
       return 0;
     }
     llvm::json::Array rows;
@@ -301,6 +382,8 @@ int saguaro::runModelBench(const BenchOptions &o) {
       rows.push_back(std::move(row));
     }
     llvm::json::Object report{{"target", target}, {"preprocess_ms", preprocess}, {"results", std::move(rows)}};
+    if (o.audio) // the audio front-end's part: the log-mel frames of 30 s
+      report["preprocess"] = "log-mel of 30 s";
     llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(report))) << "\n";
     return 0;
   }

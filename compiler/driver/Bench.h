@@ -18,10 +18,12 @@ struct BenchOptions {
   std::string kvCache = kDefaultKvCache; // KV-cache elements of the benchmarked bundles (saguaro compile --kv-cache)
   int promptTokens = 128;         // the prompt the prefill is timed on (saguaro_bundle --bench --prompt-tokens)
   bool image = false;             // the vision tower instead of the decoder (saguaro_bundle --bench-image)
+  bool audio = false;             // the audio tower instead of the decoder (saguaro_bundle --bench-audio)
   bool json = false;
 };
 
-/// Compiles (through the bundle cache), builds and runs `saguaro_bundle --bench` (with `image`: `--bench-image`) for
+/// Compiles (through the bundle cache), builds and runs `saguaro_bundle --bench` (with `image`: `--bench-image`, with
+/// `audio`: `--bench-audio`) for
 /// every bits value and thread count and prints one table, or JSON; returns the process exit code.
 int runModelBench(const BenchOptions &options);
 

@@ -121,7 +121,8 @@ BundleModel bundleModel(const ModelDesc &d) {
                             v.dim, v.hidden, v.heads, v.kvHeads, v.headDim};
   if (const AudioTower &a = d.audio; a.layers > 0)
     m.audio = BundleAudio{a.maxFrames, a.mel,     d.dim,    a.audioTokenId, a.beginId, a.endId, a.padId,
-                          a.layers,    a.dim,     a.heads,  a.convKernel};
+                          a.layers,    a.dim,     a.heads,  a.convKernel,  a.past,    a.channels0,
+                          a.channels1, a.outDim};
   return m;
 }
 

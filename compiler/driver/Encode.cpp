@@ -4,7 +4,8 @@
 // model's image processor would (docs/image.md, "Gemma 4"), with the patch size, pooling and
 // soft-token budget the bundle was compiled for (manifest.json's "vision"), and the bundle's
 // program encodes them (saguaro_bundle --encode-image). Audio: the audio front-end makes Gemma 4's
-// log-mel frames (docs/audio.md) and the program encodes the valid ones (--encode-audio). The
+// log-mel frames (docs/audio.md) and the program encodes the valid ones (--encode-audio); a WAV on
+// standard input (`--audio -`) is made into frames as its bytes arrive. The
 // intermediate files live in a temporary directory that is removed afterwards; the output is
 // written only on success.
 //
@@ -92,18 +93,27 @@ int runEncodeAudio(const EncodeOptions &o, const ScratchDir &scratch) {
     audio::Result<audio::LogMelConfig> config = audio::makeConfig("gemma4", "", false);
     if (!config.ok())
       return fail(config.error);
-    audio::Result<audio::Features> features = audio::extractFeatures(o.audio, config.value);
-    if (!features.ok())
-      return fail(features.error);
-    const audio::Features &f = features.value;
-    if (f.nValid == 0)
-      return fail(o.audio + ": the clip is too short for one mel frame (161 samples at 16 kHz)");
-    std::vector<float> valid = audio::validFramesTimeMajor(f); // the tower reads no padding
+    std::vector<float> valid;
+    if (o.audio == "-") { // a WAV arriving on standard input: frames are made as its samples come in
+      input = "standard input";
+      audio::Result<std::vector<float>> streamed = audio::streamValidFrames(0, input, config.value);
+      if (!streamed.ok())
+        return fail(streamed.error);
+      valid = std::move(streamed.value);
+    } else {
+      audio::Result<audio::Features> features = audio::extractFeatures(o.audio, config.value);
+      if (!features.ok())
+        return fail(features.error);
+      const audio::Features &f = features.value;
+      if (f.nValid == 0)
+        return fail(o.audio + ": the clip is too short for one mel frame (161 samples at 16 kHz)");
+      valid = audio::validFramesTimeMajor(f); // the tower reads no padding
+    }
+    n = valid.size() / config.value.nMels;
     frames = scratch.file("frames.npy");
     std::string err;
-    if (!write_npy_f32(frames, valid, f.nValid, f.nMels, &err))
+    if (!write_npy_f32(frames, valid, n, config.value.nMels, &err))
       return fail(err);
-    n = f.nValid;
   }
   if (int code = runTower(o, scratch, {"--encode-audio", frames}, frames, input))
     return code;

@@ -1,7 +1,7 @@
 //===- Synth.cpp - `saguaro synth`: random-weight models with real shapes --------------===//
 //
 // Reads a Hugging Face config.json (LlamaForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM,
-// Gemma4ForCausalLM, Gemma4ForConditionalGeneration's text decoder), lists the tensors the
+// Gemma4ForCausalLM, Gemma4ForConditionalGeneration's text decoder and towers), lists the tensors the
 // importer (compiler/import/HfImport.cpp, Gemma4Import.cpp) expects with their shapes, and
 // streams seeded normals into model.safetensors one chunk at a time, so a 1B model needs a few
 // MB of memory. Scales keep activations O(1): linears N(0, 1/in_features), norm weights ≈ 1
@@ -210,16 +210,20 @@ std::vector<TensorPlan> planTensors(const Shapes &s) {
   return t;
 }
 
-/// Every tensor Gemma4Import reads for this config (the text decoder, and the vision tower of a vision_config), in
-/// the importer's order: norm weights and layer_scalar 1 ± 0.02 (Gemma 4 multiplies by the weight itself), tables
-/// N(0, initializer_range²), linears N(0, 1/in_features), a clipped linear's bounds ∓1000 (wide open). The weights
-/// of ones that the importer adds itself are not written.
+/// Every tensor Gemma4Import reads for this config (the text decoder, the vision tower of a vision_config and the
+/// audio tower of an audio_config), in the importer's order: norm weights and layer_scalar 1 ± 0.02 (Gemma 4
+/// multiplies by the weight itself), tables N(0, initializer_range²), linears N(0, 1/in_features), a clipped linear's
+/// bounds ∓1000 (wide open). The weights of ones that the importer adds itself are not written.
 llvm::Expected<std::vector<TensorPlan>> planGemma4(const std::string &path, const llvm::json::Object &c,
                                                    llvm::StringRef architecture) {
   ModelDesc d;
   std::vector<std::string> notes;
   if (auto e = describeGemma4(HfConfig(c, path), architecture, llvm::sys::path::parent_path(path), d, notes))
     return std::move(e);
+  // The audio tower of an audio_config (the importer compiles it when the files hold its tensors, as these will).
+  if (architecture == "Gemma4ForConditionalGeneration" && c.getObject("audio_config"))
+    if (auto e = describeGemma4Audio(HfConfig(c, path), d))
+      return std::move(e);
   double embedStd = c.getNumber("initializer_range").value_or(0.02);
   std::vector<TensorPlan> t;
   for (auto &[name, shape] : expectedTensors(d)) {

@@ -460,8 +460,11 @@ int cmdModelBench(const Args &a) {
   if (!promptTokens || *promptTokens < 1 || *promptTokens > (1 << 20))
     return fail(promptTokens ? "--prompt-tokens needs a positive number" : llvm::toString(promptTokens.takeError()));
   o.promptTokens = static_cast<int>(*promptTokens);
-  if ((o.image = a.has("--image")) && !a.has("--bits"))
-    o.bits = {4}; // the tower's default quantization
+  o.image = a.has("--image"), o.audio = a.has("--audio");
+  if (o.image && o.audio)
+    return fail("bench takes --image or --audio, not both");
+  if ((o.image || o.audio) && !a.has("--bits"))
+    o.bits = {4}; // the towers' default quantization
   for (auto [flag, out] : {std::pair<const char *, std::vector<int> *>{"--bits", &o.bits}, {"--threads", &o.threads}})
     if (a.has(flag)) {
       auto list = intList(flag, a.value(flag));
@@ -631,7 +634,8 @@ std::vector<cli::Command> commands() {
        "write the soft tokens a model's vision tower makes of an image, or its audio tower of a clip",
        join({{{"--image", "FILE", "a PNG or JPEG, resized as the model's image processor does"},
               {"--pixels", "IMAGE.npy", "or an image already resized: [H, W, 3] uint8, or float32 in [0, 1]"},
-              {"--audio", "FILE.wav", "or a WAV clip (any rate, at most 30 s), made into Gemma 4's log-mel frames"},
+              {"--audio", "FILE.wav", "or a WAV clip (any rate, at most 30 s; - reads it from standard input as it arrives), "
+                           "made into Gemma 4's log-mel frames"},
               {"--features", "MEL.npy", "or those frames: float32 [n, 128], time-major, the valid frames only"},
               {"--max-soft-tokens", "N", "this image's budget (70, 140, 280, 560, 1120); default: the compiled one"},
               {"-o", "OUT.npy", "the soft tokens, float32 [n, dim] (required)"}},
@@ -681,6 +685,8 @@ std::vector<cli::Command> commands() {
         {"--prompt-tokens", "N", "prompt length of the prefill measurement; default 128"},
         {"--image", "", "the vision tower instead: encoder, soft-token prefill and preprocessing of one image "
                         "(bits default 4)"},
+        {"--audio", "", "the audio tower instead: encoder on 30 s, soft-token prefill, log-mel, time from the last "
+                        "sample to the first token (bits default 4)"},
         {"--target", "T", "as compile's; default native"},
         compileOption("--kv-cache"),
         cli::kJsonOption},

@@ -478,45 +478,51 @@ int run_bench(const std::string& bundle, const std::string& out_path, int32_t th
   return 0;
 }
 
-int run_bench_image(const std::string& bundle, const std::string& out_path, int32_t threads, WeightsLoad load) {
+namespace {
+
+/// One clip's or image's rows for a tower (EncoderSpec's layout), the grid positions of an image's patches (empty for
+/// audio) and the soft tokens they make.
+struct TowerInput {
+  int32_t rows = 0, soft = 0;
+  std::vector<float> data;
+  std::vector<int32_t> positions;
+};
+
+/// `rows × width` values in [0, 1) of a fixed generator: the benches' input.
+std::vector<float> random_rows(int32_t rows, int32_t width) {
+  std::vector<float> v(static_cast<size_t>(rows) * width);
+  uint64_t rng = 0x5eed;
+  for (float& x : v) x = static_cast<float>((rng = rng * 6364136223846793005ull + 1442695040888963407ull) >> 40) / 16777216.0f;
+  return v;
+}
+
+/// What --bench-image and --bench-audio measure: the tower `kind` ("vision", "audio") on `in`, the prefill of the
+/// prompt its soft tokens become (begin, the soft tokens, end), both the median of several runs, with the machine's
+/// int8 and float32 multiply-accumulate peaks measured in the same process; written to `out_path` beside `out`.
+int bench_tower(const std::string& path, const std::string& out_path, int32_t threads, WeightsLoad load,
+                const char* kind, const TowerInput& in, nlohmann::json out) {
   const ModelSpec& spec = saguaro_model_spec();
-  std::string path = bundle, err;
-  struct stat st;
-  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) path += "/weights.sgw";
-  if (!spec.vision) return fail(path + ": --bench-image needs a model with a vision tower");
-  const EncoderSpec& vision = *spec.vision;
+  const EncoderSpec& tower = std::string(kind) == "vision" ? *spec.vision : *spec.audio;
+  std::string err;
+  if (in.soft + 2 > spec.max_seq)
+    return fail(path + ": the " + kind + " bench needs max_seq >= " + std::to_string(in.soft + 2) +
+                ", the bundle has " + std::to_string(spec.max_seq));
   std::unique_ptr<Blob> blob = Blob::open(path, &err, load);
   if (!blob) return fail(err);
   std::unique_ptr<BoundModel> model = BoundModel::bind(spec, *blob, &err);
   if (!model) return fail(err);
   model->set_threads(threads);
   const kernels::Parallel* par = static_cast<const kernels::Parallel*>(model->state().parallel);
-
-  // A whole budget: the most nearly square grid of soft tokens the position table holds, of random pixels.
-  const int32_t k = vision.pooling, soft = vision.max_rows / (k * k);
-  int32_t tall = 1;
-  for (int32_t a = 1; a * a <= soft; ++a)
-    if (soft % a == 0 && soft / a * k <= vision.position_limit) tall = a;
-  const int32_t wide = soft / tall, rows = soft * k * k;
-  if (soft + 2 > spec.max_seq)
-    return fail(path + ": --bench-image needs max_seq >= " + std::to_string(soft + 2) + ", the bundle has " +
-                std::to_string(spec.max_seq));
-  std::vector<float> patches(static_cast<size_t>(rows) * vision.row_width);
-  uint64_t rng = 0x5eed;
-  for (float& x : patches) x = static_cast<float>((rng = rng * 6364136223846793005ull + 1442695040888963407ull) >> 40) / 16777216.0f;
-  std::vector<int32_t> positions;
-  for (int32_t y = 0; y < tall * k; ++y)
-    for (int32_t x = 0; x < wide * k; ++x) positions.insert(positions.end(), {x, y});
-  std::vector<float> soft_tokens(static_cast<size_t>(soft) * vision.out_dim);
+  std::vector<float> soft_tokens(static_cast<size_t>(in.soft) * tower.out_dim);
   auto encode = [&] {
     const double t0 = now_s();
-    if (!model->encode(vision, patches.data(), positions.data(), rows, soft_tokens.data()))
-      throw std::runtime_error("out of memory for the vision tower's arena");
+    if (!model->encode(tower, in.data.data(), in.positions.empty() ? nullptr : in.positions.data(), in.rows,
+                       soft_tokens.data()))
+      throw std::runtime_error(std::string("out of memory for the ") + kind + " tower's arena");
     return now_s() - t0;
   };
-  // The prompt an image becomes: begin-image, the soft tokens, end-image.
-  std::vector<int32_t> ids(static_cast<size_t>(soft) + 2, vision.pad_id);
-  ids.front() = vision.begin_id, ids.back() = vision.end_id;
+  std::vector<int32_t> ids(static_cast<size_t>(in.soft) + 2, tower.pad_id);
+  ids.front() = tower.begin_id, ids.back() = tower.end_id;
   std::vector<uint8_t> mask(ids.size(), 0);
   std::fill(mask.begin() + 1, mask.end() - 1, 1);
   std::vector<float> rows_in(ids.size() * static_cast<size_t>(spec.dim));
@@ -538,26 +544,67 @@ int run_bench_image(const std::string& bundle, const std::string& out_path, int3
   const char *mac_isa = nullptr, *fma_isa = nullptr;
   const double mac_peak = mac_peak_gops(widest_mac_kernel(&mac_isa), par);
   const double fma_peak = mac_peak_gops(widest_fma_kernel(&fma_isa), par);
-  nlohmann::json out = {{"model", spec.name},
-                        {"threads", model->threads()},
-                        {"patches", rows},
-                        {"grid", {wide * k, tall * k}},
-                        {"soft_tokens", soft},
-                        {"encode_ms", 1e3 * median(encode_times)},
-                        {"encode_runs", encode_times.size()},
-                        {"prefill_tokens", ids.size()},
-                        {"prefill_ms", 1e3 * median(prefill_times)},
-                        {"prefill_runs", prefill_times.size()},
-                        {"vision_arena_bytes", vision.arena_bytes},
-                        {"peak_rss_bytes", peak_rss},
-                        {"mac_peak_gops", mac_peak},
-                        {"mac_isa", mac_isa},
-                        {"fma_peak_gflops", fma_peak},
-                        {"fma_isa", fma_isa}};
+  out.update({{"model", spec.name},
+              {"threads", model->threads()},
+              {"soft_tokens", in.soft},
+              {"encode_ms", 1e3 * median(encode_times)},
+              {"encode_runs", encode_times.size()},
+              {"prefill_tokens", ids.size()},
+              {"prefill_ms", 1e3 * median(prefill_times)},
+              {"prefill_runs", prefill_times.size()},
+              {std::string(kind) + "_arena_bytes", tower.arena_bytes},
+              {"peak_rss_bytes", peak_rss},
+              {"mac_peak_gops", mac_peak},
+              {"mac_isa", mac_isa},
+              {"fma_peak_gflops", fma_peak},
+              {"fma_isa", fma_isa}});
   std::ofstream f(out_path);
   f << out.dump(2) << "\n";
   if (!f) return fail(out_path + ": cannot write");
   return 0;
+}
+
+/// `bundle`'s weights.sgw when it is a directory.
+std::string weights_path(const std::string& bundle) {
+  struct stat st;
+  return ::stat(bundle.c_str(), &st) == 0 && S_ISDIR(st.st_mode) ? bundle + "/weights.sgw" : bundle;
+}
+
+}  // namespace
+
+int run_bench_image(const std::string& bundle, const std::string& out_path, int32_t threads, WeightsLoad load) {
+  const ModelSpec& spec = saguaro_model_spec();
+  const std::string path = weights_path(bundle);
+  if (!spec.vision) return fail(path + ": --bench-image needs a model with a vision tower");
+  const EncoderSpec& vision = *spec.vision;
+  // A whole budget: the most nearly square grid of soft tokens the position table holds, of random pixels.
+  const int32_t k = vision.pooling, soft = vision.max_rows / (k * k);
+  int32_t tall = 1;
+  for (int32_t a = 1; a * a <= soft; ++a)
+    if (soft % a == 0 && soft / a * k <= vision.position_limit) tall = a;
+  const int32_t wide = soft / tall;
+  TowerInput in;
+  in.soft = soft, in.rows = soft * k * k;
+  in.data = random_rows(in.rows, vision.row_width);
+  for (int32_t y = 0; y < tall * k; ++y)
+    for (int32_t x = 0; x < wide * k; ++x) in.positions.insert(in.positions.end(), {x, y});
+  return bench_tower(path, out_path, threads, load, "vision", in,
+                     {{"patches", in.rows}, {"grid", {wide * k, tall * k}}});
+}
+
+int run_bench_audio(const std::string& bundle, const std::string& out_path, int32_t threads, WeightsLoad load) {
+  const ModelSpec& spec = saguaro_model_spec();
+  const std::string path = weights_path(bundle);
+  if (!spec.audio) return fail(path + ": --bench-audio needs a model with an audio tower");
+  const EncoderSpec& audio = *spec.audio;
+  // 30 s, the longest clip: the valid frames of 480000 samples (Gemma 4's feature extractor), random values.
+  constexpr int32_t kFrames = 2999;
+  TowerInput in;
+  in.rows = std::min(kFrames, audio.max_rows);
+  in.soft = (in.rows + audio.rows_per_token - 1) / audio.rows_per_token;
+  in.data = random_rows(in.rows, audio.row_width);
+  return bench_tower(path, out_path, threads, load, "audio", in,
+                     {{"frames", in.rows}, {"audio_seconds", (in.rows + 1) * 0.01}});
 }
 
 }  // namespace saguaro

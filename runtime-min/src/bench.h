@@ -32,4 +32,7 @@ int run_bench(const std::string& bundle, const std::string& out_path, int32_t th
 /// process; written to `out_path` as JSON. Returns the process exit code.
 int run_bench_image(const std::string& bundle, const std::string& out_path, int32_t threads, WeightsLoad load);
 
+/// `--bench-audio`: the same for the audio tower on 30 s of random log-mel frames (2999, the most a clip has).
+int run_bench_audio(const std::string& bundle, const std::string& out_path, int32_t threads, WeightsLoad load);
+
 }  // namespace saguaro

@@ -36,6 +36,7 @@ const char* const kUsage =
     "saguaro_bundle BUNDLE --gram IDS_FILE -o DIR | saguaro_bundle BUNDLE --capture PROMPTS_FILE -o DIR [--max-new N] | "
     "saguaro_bundle BUNDLE --complete MESSAGES_FILE [--options OPTIONS_FILE] | saguaro_bundle BUNDLE --serve-stdio | "
     "saguaro_bundle BUNDLE --bench -o OUT.json [--prompt-tokens N] | saguaro_bundle BUNDLE --bench-image -o OUT.json | "
+    "saguaro_bundle BUNDLE --bench-audio -o OUT.json | "
     "saguaro_bundle BUNDLE --encode-image PATCHES.npy --positions POS.npy -o OUT.npy | "
     "saguaro_bundle BUNDLE --encode-audio FRAMES.npy -o OUT.npy; "
     "--logits and -p take --soft-tokens SOFT.npy, once per image (the rows its placeholders take); "
@@ -78,6 +79,7 @@ struct Args {
   bool has_prompt = false;  // without -p the prompt is empty, as in run.c
   bool bench = false;
   bool bench_image = false;  // --bench-image: the vision tower's bench instead of the decoder's
+  bool bench_audio = false;  // --bench-audio: the audio tower's
   bool serve_stdio = false;
   WeightsLoad load = WeightsLoad::kRead;  // --mmap: WeightsLoad::kMap
   int32_t threads = 0;
@@ -102,6 +104,10 @@ bool parse_args(int argc, char** argv, Args* a, std::string* err) {
     }
     if (flag == "--bench-image") {
       a->bench = a->bench_image = true;
+      continue;
+    }
+    if (flag == "--bench-audio") {
+      a->bench = a->bench_audio = true;
       continue;
     }
     if (flag == "--serve-stdio") {
@@ -514,6 +520,7 @@ int bundle_main(int argc, char** argv) {
     std::string err;
     if (!parse_args(argc, argv, &a, &err)) return fail(err);
     if (a.bench_image) return run_bench_image(a.bundle, a.out_file, a.threads, a.load);
+    if (a.bench_audio) return run_bench_audio(a.bundle, a.out_file, a.threads, a.load);
     if (a.bench) return run_bench(a.bundle, a.out_file, a.threads, a.load, a.prompt_tokens);
     if (!a.complete_file.empty()) return run_complete(a);
     if (a.serve_stdio) return run_serve_stdio(a);

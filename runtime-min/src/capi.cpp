@@ -17,6 +17,7 @@
 
 
 #include "audio_input.h"
+#include "capi_model.h"
 #include "hidden_capture.h"
 #include "image_input.h"
 #include "process_stats.h"
@@ -494,3 +495,7 @@ extern "C" void saguaro_stop(saguaro_model_t model) {
 extern "C" void saguaro_destroy(saguaro_model_t model) { delete model; }
 
 extern "C" const char* saguaro_last_error(void) { return g_last_error.c_str(); }
+
+std::string& saguaro::capi_last_error() { return g_last_error; }
+
+saguaro::Engine& saguaro::capi_engine(saguaro_model_t model) { return *model->engine; }

@@ -8,9 +8,13 @@ frames, clip bounds that clamp, a logit cap of 3).
   target, equal the reference's of the same log-mel frames (`saguaro features audio --mel gemma4 --mask`) within
   1e-3 of the soft tokens' scale (their largest magnitude).
 - `saguaro encode --features` of those valid frames gives the same soft tokens bit for bit.
+- `saguaro synth` of the model's config.json writes the audio tower as well; its soft tokens of jfk equal the
+  reference's of the synthesized files within 1e-3 of their scale.
 - x86-avx2 (and x86-avx512vnni where the CPU has it) against generic within 1e-4 of the scale; and the tower
   quantized to CQ4 (--bits 4, its linears through the integer CQ products) runs: its soft tokens of jfk.wav are
   finite and correlated with the reference (a smoke check of the integer path; its error is the quantization's).
+- `saguaro bench --audio --json` (one thread, generic) runs: 2999 frames, 750 soft tokens, a 752-token prefill,
+  the encoder's MAC count equal to the one counted from the config.
 - Issue 30, acceptance 3: logits of a prompt holding jfk.wav (its placeholder expanded to begin-audio, 275 soft
   tokens, end-audio; the soft tokens from `saguaro encode` injected by `saguaro logits --soft-tokens`) equal the
   reference's (text decoder with the reference's own soft tokens in place) within 1e-3, float32 KV cache.
@@ -19,7 +23,9 @@ frames, clip bounds that clamp, a logit cap of 3).
   without an audio tower (its checkpoint has an audio_config but only a stub of the tower's tensors), soft tokens
   that do not match the audio placeholders.
 """
+import json
 import os
+import shutil
 import wave
 
 import numpy as np
@@ -102,6 +108,47 @@ def main():
             check("jfk: CQ4 tower", np.isfinite(cq4).all() and corr > 0.9,
                   f"correlation with the reference {corr:.4f}, max |error| {float(np.abs(cq4 - ref).max()):.3g}")
 
+    # `saguaro synth` of the model's config writes the audio tower too: it compiles, and its soft tokens of jfk's
+    # frames equal the reference's of the synthesized files.
+    synth = os.path.join(w, "synth")
+    common.run([args.saguaro, "synth", os.path.join(model, "config.json"), "-o", synth], args)
+    synth_ref, synth_ours = os.path.join(w, "ref-synth.npy"), os.path.join(w, "synth-soft.npy")
+    common.run([common.python(), reference, "soft-tokens", "--model", synth, "--features",
+                os.path.join(w, "jfk-mel.npy"), "--mask", os.path.join(w, "jfk-mask.npy"), "-o", synth_ref], args)
+    common.run([args.saguaro, "encode", synth, "--features", os.path.join(w, "jfk-valid.npy"), "-o", synth_ours,
+                "--target", "generic"], args)
+    ref, ours_synth = np.load(synth_ref), np.load(synth_ours)
+    scale = float(np.abs(ref).max())
+    err = float(np.abs(ours_synth - ref).max()) if ours_synth.shape == ref.shape else float("inf")
+    check("saguaro synth of the config: the audio tower's soft tokens of jfk", err <= ATOL_SCALE * scale,
+          f"max |ours - reference| {err:.3g}, scale {scale:.3g}")
+
+    # `saguaro bench --audio`: 30 s of frames through the tower and the prefill of its 752 tokens (a copy of the model
+    # whose context holds them); the encoder's MACs as counted here from the config.
+    long_ctx = os.path.join(w, "audio-1024")
+    shutil.copytree(model, long_ctx, dirs_exist_ok=True)
+    with open(os.path.join(long_ctx, "config.json")) as f:
+        config = json.load(f)
+    config["text_config"]["max_position_embeddings"] = 1024
+    with open(os.path.join(long_ctx, "config.json"), "w") as f:
+        json.dump(config, f)
+    bench = common.run([args.saguaro, "bench", long_ctx, "--audio", "--threads", "1", "--target", "generic", "--json"],
+                       args)
+    report = json.loads(bench.stdout)
+    row = report["results"][0]
+    a, text = config["audio_config"], config["text_config"]
+    d, c0, c1, layers = a["hidden_size"], *a["subsampling_conv_channels"], a["num_hidden_layers"]
+    frames, tokens = 2999, 750
+    macs = ((frames + 1) // 2 * 64 * c0 * 9 + tokens * 32 * c1 * c0 * 9 +
+            tokens * (c0 // 4 * c1 * d + layers * 23 * d * d + a["output_proj_dims"] * (d + text["hidden_size"])) +
+            layers * tokens * 3 * a["attention_context_left"] * d)
+    ok = (row["bits"] == 4 and row["frames"] == frames and row["soft_tokens"] == tokens and row["encode_ms"] > 0 and
+          row["prefill_ms"] > 0 and row["prefill_tokens"] == tokens + 2 and row["encoder_macs"] == macs and
+          report["preprocess_ms"] > 0)
+    check("bench --audio", ok, f"encoder {row['encode_ms']:.1f} ms, prefill {row['prefill_ms']:.1f} ms, "
+          f"{row['encoder_macs'] / 1e9:.3f} GMAC (counted here: {macs / 1e9:.3f}), log-mel of 30 s "
+          f"{report['preprocess_ms']:.1f} ms")
+
     # A prompt holding the clip: the reference expands the placeholder and computes its own soft tokens.
     prompt, expanded = os.path.join(w, "prompt.txt"), os.path.join(w, "prompt-expanded.txt")
     open(prompt, "w").write("2 5 245 7 8 9\n")  # 245: the tiny models' audio placeholder
@@ -130,6 +177,12 @@ def main():
                           *generic], "empty.wav")
     refused("too short for a mel frame", [args.saguaro, "encode", model, "--audio", clips["tiny"], "-o",
                                           os.path.join(w, "x5.npy"), *generic], "tiny.wav: the clip is too short")
+    proc = common.run([args.saguaro, "bench", text_only, "--audio", "--threads", "1", "--target", "generic"], args,
+                      check=False)
+    said = proc.stderr.decode().strip().splitlines()
+    check("refused: bench --audio of a model without an audio tower",
+          proc.returncode == 1 and said and "needs a model with an audio tower" in said[-1],
+          said[-1] if said else "(nothing said)")
     refused("a model without an audio tower",
             [args.saguaro, "encode", text_only, "--audio", jfk, "-o", os.path.join(w, "x3.npy"), *generic],
             "text-only: the model has no audio tower")

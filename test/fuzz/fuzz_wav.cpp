@@ -1,16 +1,59 @@
-// libFuzzer target: the WAV reader (every header field, chunk walking, sample decoding), and for
-// small decoded inputs at common rates the rest of the audio front-end (resampler, log-mel).
+// libFuzzer target: the WAV reader (every header field, chunk walking, sample decoding), the streaming
+// reader on the same bytes in pieces, and for small decoded inputs at common rates the rest of the audio
+// front-end (resampler, log-mel, streamed Gemma 4 frames against the whole clip's).
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <memory>
 
 #include "saguaro/audio/log_mel.h"
+#include "saguaro/audio/log_mel_stream.h"
 #include "saguaro/audio/resample.h"
 #include "saguaro/audio/wav.h"
+#include "saguaro/audio/wav_stream.h"
 
 using namespace saguaro::audio;
 
+namespace {
+
+/// The bytes through WavStream in pieces of 1 to 7 bytes (by the first byte); false when it refuses them. Never more
+/// samples than bytes.
+bool streamed(const uint8_t* data, size_t size, std::vector<float>* samples) {
+  const size_t piece = size ? data[0] % 7 + 1 : 1;
+  try {
+    WavStream stream("fuzz.wav");
+    for (size_t at = 0; at < size; at += piece) stream.push(data + at, std::min(piece, size - at), samples);
+    stream.finish();
+  } catch (const AudioError&) {
+    return false;
+  }
+  if (samples->size() > size) __builtin_trap();
+  return true;
+}
+
+/// Gemma 4's valid frames of x streamed in pieces of `piece` samples must be the whole clip's, bit for bit.
+void checkStreamedFrames(LogMelExtractor& gemma, const std::vector<float>& x, size_t piece) {
+  Features whole;
+  try {
+    whole = gemma.compute(x);
+  } catch (const AudioError&) {
+    return;  // too short to frame
+  }
+  std::vector<float> want = whole.transposed(), got;
+  want.resize(whole.nValid * whole.nMels);
+  LogMelStream stream(LogMelConfig::gemma4());
+  for (size_t at = 0; at < x.size(); at += piece) stream.push(x.data() + at, std::min(piece, x.size() - at), &got);
+  if (got.size() != want.size() ||
+      (!got.empty() && std::memcmp(got.data(), want.data(), got.size() * sizeof(float)) != 0))
+    __builtin_trap();
+}
+
+}  // namespace
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::vector<float> fromStream;
+  const bool streamOk = streamed(data, size, &fromStream);
   Pcm pcm;
   try {
     pcm = decodeWav(data, size, "fuzz.wav");
@@ -19,6 +62,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   // Decoding never yields more samples than the data chunk could hold (>= 1 byte per sample).
   if (pcm.samples.size() > size) __builtin_trap();
+  // Where both readers take the file and find as many samples, they are the same samples.
+  if (streamOk && !fromStream.empty() && fromStream.size() == pcm.samples.size() &&
+      std::memcmp(fromStream.data(), pcm.samples.data(), fromStream.size() * sizeof(float)) != 0)
+    __builtin_trap();
   // With a length limit, the same file is refused exactly when it is longer.
   const double limit = 0.01;
   bool refused = false;
@@ -42,9 +89,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   try {
     whisper.compute(x);
-    gemma.compute(x);
   } catch (const AudioError&) {
     // too short to frame
   }
+  checkStreamedFrames(gemma, x, size % 321 + 1);
   return 0;
 }

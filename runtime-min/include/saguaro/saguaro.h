@@ -55,6 +55,31 @@ void saguaro_destroy(saguaro_model_t model);
 /* The last error message of this thread ("" when none). */
 const char* saguaro_last_error(void);
 
+/* A clip streamed into the model's audio tower (docs/runtime.md, "Streaming audio"): 16 kHz mono PCM pushed in
+ * pieces as it arrives; the log-mel frames are made as soon as their samples are in, the tower runs at the end. */
+typedef struct saguaro_audio* saguaro_audio_t;
+
+/* Begins a clip; NULL when the model has no audio tower or the bundle's runtime has no audio front-end (see
+ * saguaro_last_error). The model must outlive it; calls on one stream must not overlap calls on its model. */
+saguaro_audio_t saguaro_audio_begin(saguaro_model_t model);
+
+/* Appends n samples, float in [-1, 1] or 16-bit (scaled by 1/32768 as a WAV file's are). 0, or -1 past 30 s of
+ * audio, after saguaro_audio_end, or for NULL arguments (see saguaro_last_error). */
+int saguaro_audio_push(saguaro_audio_t audio, const float* pcm, size_t n);
+int saguaro_audio_push_int16(saguaro_audio_t audio, const int16_t* pcm, size_t n);
+
+/* Ends the clip and runs the audio tower on it. Returns the number of soft tokens (ceil(mel frames / 4)), or -1
+ * for no samples, too few for one mel frame (161), or a stream already ended (see saguaro_last_error). */
+int saguaro_audio_end(saguaro_audio_t audio);
+
+/* Copies an ended stream's soft tokens (row-major, the decoder's width per token) into `out` and returns the number
+ * of floats they take; with out NULL only returns that number. -1 when the stream has not ended with soft tokens or
+ * out_floats is smaller (see saguaro_last_error). */
+long saguaro_audio_soft_tokens(saguaro_audio_t audio, float* out, size_t out_floats);
+
+/* Releases a stream (NULL is allowed). */
+void saguaro_audio_destroy(saguaro_audio_t audio);
+
 #ifdef __cplusplus
 }
 #endif

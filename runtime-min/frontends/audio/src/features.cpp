@@ -1,12 +1,18 @@
 // The no-throw boundary of the audio front-end: every exception becomes Result::error.
 #include "saguaro/audio/features.h"
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <exception>
 #include <new>
 
+#include "saguaro/audio/log_mel_stream.h"
 #include "saguaro/audio/resample.h"
 #include "saguaro/audio/wav.h"
+#include "saguaro/audio/wav_stream.h"
 
 namespace saguaro::audio {
 namespace {
@@ -75,6 +81,38 @@ std::vector<float> validFramesTimeMajor(const Features& f) {
   std::vector<float> frames = f.transposed();
   frames.resize(f.nValid * f.nMels);  // the valid frames come first
   return frames;
+}
+
+Result<std::vector<float>> streamValidFrames(int fd, const std::string& name, const LogMelConfig& config) noexcept {
+  return guarded<std::vector<float>>(name, [&] {
+    WavStream wav(name);
+    LogMelStream mel(config);
+    std::vector<float> samples, frames, other;  // other: samples at another rate, resampled at the end
+    std::vector<uint8_t> bytes(64 * 1024);
+    for (;;) {
+      const ssize_t got = ::read(fd, bytes.data(), bytes.size());  // whatever has arrived, up to 64 KiB
+      if (got < 0 && errno == EINTR) continue;
+      if (got < 0) throw AudioError(std::string("read error: ") + std::strerror(errno));
+      if (got == 0) break;
+      samples.clear();
+      wav.push(bytes.data(), static_cast<size_t>(got), &samples);
+      if (wav.sampleRate() == config.sampleRate)
+        mel.push(samples.data(), samples.size(), &frames);
+      else if (config.maxSamples && (other.size() + samples.size()) / static_cast<double>(wav.sampleRate()) >
+                                        config.maxSeconds())
+        throw AudioError(tooLong((other.size() + samples.size()) / static_cast<double>(wav.sampleRate()),
+                                 config.maxSeconds()));
+      else
+        other.insert(other.end(), samples.begin(), samples.end());
+    }
+    wav.finish();
+    if (wav.sampleRate() != config.sampleRate) {
+      const std::vector<float> resampled = resample(other, wav.sampleRate(), config.sampleRate);
+      mel.push(resampled.data(), resampled.size(), &frames);
+    }
+    mel.finish();
+    return frames;
+  });
 }
 
 Result<std::vector<double>> timeLogMel(const std::vector<float>& samples, const LogMelConfig& config,

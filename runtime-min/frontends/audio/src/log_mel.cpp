@@ -44,7 +44,7 @@ LogMelExtractor::LogMelExtractor(const LogMelConfig& config)
       window_(periodicHann(config.frameLength)),
       filters_(makeMelFilterBank(config.nMels, config.nFft, config.sampleRate, config.fMin, config.fMax,
                                  config.melScale, config.melNorm)),
-      frame_(config.nFft),
+      frame_(config.nFft, 0.0f),
       spectrum_(config.nFft / 2 + 1) {
   if (config.fftInDouble) {
     fftDouble_ = std::make_unique<RealFft<double>>(config.nFft);
@@ -123,31 +123,43 @@ size_t LogMelExtractor::frame(const std::vector<float>& samples, size_t* validFr
   return frames;
 }
 
-void LogMelExtractor::melEnergies(size_t frames, std::vector<float>* mel) {
+void LogMelExtractor::melFrame(const float* s, float* mel, size_t stride) {
   const LogMelConfig& c = config_;
   const size_t offset = c.framing == Framing::CenterReflect ? (c.nFft - c.frameLength) / 2 : 0;
   const float emphasis = static_cast<float>(c.preemphasis);
-  mel->assign(c.nMels * frames, 0.0f);
-  std::fill(frame_.begin(), frame_.end(), 0.0f);
-  for (size_t t = 0; t < frames; ++t) {
-    const float* s = &padded_[t * c.hop + offset];
-    float* f = frame_.data() + offset;
-    if (emphasis != 0.0f) {  // HTK flavour: the first sample is scaled, the rest differenced
-      f[0] = s[0] * (1.0f - emphasis) * window_[0];
-      for (size_t i = 1; i < c.frameLength; ++i) f[i] = (s[i] - emphasis * s[i - 1]) * window_[i];
-    } else {
-      for (size_t i = 0; i < c.frameLength; ++i) f[i] = s[i] * window_[i];
-    }
-    spectrum();
-    for (size_t m = 0; m < c.nMels; ++m) {
-      const float* w = &filters_.weights[filters_.offset[m]];
-      const float* p = &spectrum_[filters_.first[m]];
-      const size_t n = filters_.offset[m + 1] - filters_.offset[m];
-      float acc = 0.0f;
-      for (size_t i = 0; i < n; ++i) acc += w[i] * p[i];
-      (*mel)[m * frames + t] = acc;
-    }
+  float* f = frame_.data() + offset;  // the rest of frame_ stays zero (the FFT's padding)
+  if (emphasis != 0.0f) {  // HTK flavour: the first sample is scaled, the rest differenced
+    f[0] = s[0] * (1.0f - emphasis) * window_[0];
+    for (size_t i = 1; i < c.frameLength; ++i) f[i] = (s[i] - emphasis * s[i - 1]) * window_[i];
+  } else {
+    for (size_t i = 0; i < c.frameLength; ++i) f[i] = s[i] * window_[i];
   }
+  spectrum();
+  for (size_t m = 0; m < c.nMels; ++m) {
+    const float* w = &filters_.weights[filters_.offset[m]];
+    const float* p = &spectrum_[filters_.first[m]];
+    const size_t n = filters_.offset[m + 1] - filters_.offset[m];
+    float acc = 0.0f;
+    for (size_t i = 0; i < n; ++i) acc += w[i] * p[i];
+    mel[m * stride] = acc;
+  }
+}
+
+void LogMelExtractor::melEnergies(size_t frames, std::vector<float>* mel) {
+  const LogMelConfig& c = config_;
+  const size_t offset = c.framing == Framing::CenterReflect ? (c.nFft - c.frameLength) / 2 : 0;
+  mel->assign(c.nMels * frames, 0.0f);
+  for (size_t t = 0; t < frames; ++t) melFrame(&padded_[t * c.hop + offset], mel->data() + t, frames);
+}
+
+float LogMelExtractor::perBin(float v, size_t m) const {
+  if (!config_.perBinMean.empty()) v -= config_.perBinMean[m];
+  if (!config_.perBinStddev.empty()) v /= config_.perBinStddev[m];
+  return v;
+}
+
+float LogMelExtractor::lnFeature(float energy, size_t m) const {
+  return perBin(std::log(energy + static_cast<float>(config_.melFloor)), m);
 }
 
 Features LogMelExtractor::compute(const std::vector<float>& samples) {
@@ -168,17 +180,14 @@ Features LogMelExtractor::compute(const std::vector<float>& samples) {
       top = std::max(top, v);
     }
     for (float& v : d) v = (std::max(v, top - 8.0f) + 4.0f) / 4.0f;
+    for (size_t m = 0; m < c.nMels; ++m)
+      for (size_t t = 0; t < frames; ++t) d[m * frames + t] = perBin(d[m * frames + t], m);
   } else {
-    for (float& v : d) v = std::log(v + static_cast<float>(c.melFloor));
+    for (size_t m = 0; m < c.nMels; ++m)
+      for (size_t t = 0; t < frames; ++t) d[m * frames + t] = lnFeature(d[m * frames + t], m);
   }
-  for (size_t m = 0; m < c.nMels; ++m) {
-    float* row = &d[m * frames];
-    if (!c.perBinMean.empty())
-      for (size_t t = 0; t < frames; ++t) row[t] -= c.perBinMean[m];
-    if (!c.perBinStddev.empty())
-      for (size_t t = 0; t < frames; ++t) row[t] /= c.perBinStddev[m];
-    if (c.zeroPaddedFrames) std::fill(row + valid, row + frames, 0.0f);
-  }
+  if (c.zeroPaddedFrames)
+    for (size_t m = 0; m < c.nMels; ++m) std::fill(&d[m * frames] + valid, &d[m * frames] + frames, 0.0f);
   return out;
 }
 

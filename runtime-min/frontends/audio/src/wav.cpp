@@ -2,6 +2,8 @@
 // there before it is used, so a lying header produces an error, never a large allocation.
 #include "saguaro/audio/wav.h"
 
+#include "wav_format.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -13,38 +15,14 @@
 namespace saguaro::audio {
 namespace {
 
-constexpr uint16_t kFormatPcm = 1;
-constexpr uint16_t kFormatFloat = 3;
-constexpr uint16_t kFormatExtensible = 0xFFFE;
-constexpr size_t kLongestFmt = 40;  // the bytes of a fmt chunk that are read (WAVE_FORMAT_EXTENSIBLE)
 // readWav reads this much first when the audio has a length limit, so that a long file is refused
 // before it is read.
 constexpr size_t kHeaderProbe = 64 * 1024;
-// KSDATAFORMAT_SUBTYPE_{PCM,IEEE_FLOAT} = {0000000X-0000-0010-8000-00AA00389B71}: the format tag
-// in the first two bytes, then this fixed tail.
-constexpr uint8_t kSubformatTail[14] = {0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x80,
-                                        0x00, 0x00, 0xAA, 0x00, 0x38, 0x9B, 0x71};
-
-uint16_t u16(const uint8_t* p) { return static_cast<uint16_t>(p[0] | p[1] << 8); }
-uint32_t u32(const uint8_t* p) {
-  return static_cast<uint32_t>(p[0]) | static_cast<uint32_t>(p[1]) << 8 | static_cast<uint32_t>(p[2]) << 16 |
-         static_cast<uint32_t>(p[3]) << 24;
-}
-
 std::string chunkName(const uint8_t* p) {
   std::string s;
   for (int i = 0; i < 4; ++i) s += (p[i] >= 0x20 && p[i] < 0x7F) ? static_cast<char>(p[i]) : '?';
   return s;
 }
-
-/// The fields of the fmt chunk that decoding needs.
-struct Format {
-  uint16_t tag = 0;  // kFormatPcm or kFormatFloat (extensible resolved to its subformat)
-  uint16_t channels = 0;
-  uint32_t sampleRate = 0;
-  uint16_t blockAlign = 0;
-  uint16_t bitsPerSample = 0;
-};
 
 /// Where the parts of a WAV file are.
 struct Layout {
@@ -91,7 +69,7 @@ class WavParser {
              std::to_string(remaining) + " remain in the file");
       if (std::memcmp(head, "fmt ", 4) == 0 && !l->format) {
         if (pos + 8 + std::min<size_t>(chunkSize, kLongestFmt) > available_) return false;
-        l->format = parseFormat(head + 8, chunkSize);
+        l->format = parseWavFormat(head + 8, chunkSize, name_);
       }
       if (std::memcmp(head, "data", 4) == 0 && !l->samplesAt) {
         l->samplesAt = pos + 8;
@@ -111,83 +89,15 @@ class WavParser {
  private:
   [[noreturn]] void fail(const std::string& problem) const { throw AudioError(name_ + ": " + problem); }
 
-  Format parseFormat(const uint8_t* p, uint32_t size) const {
-    if (size < 16) fail("fmt chunk is too short (" + std::to_string(size) + " bytes, need 16)");
-    Format f;
-    f.tag = u16(p);
-    f.channels = u16(p + 2);
-    f.sampleRate = u32(p + 4);
-    f.blockAlign = u16(p + 12);
-    f.bitsPerSample = u16(p + 14);
-    if (f.tag == kFormatExtensible) {
-      if (size < kLongestFmt)
-        fail("WAVE_FORMAT_EXTENSIBLE fmt chunk is too short (" + std::to_string(size) + " bytes, need " +
-             std::to_string(kLongestFmt) + ")");
-      const uint8_t* guid = p + 24;
-      if (std::memcmp(guid + 2, kSubformatTail, sizeof kSubformatTail) != 0)
-        fail("WAVE_FORMAT_EXTENSIBLE has an unknown subformat GUID");
-      f.tag = u16(guid);
-    }
-    if (f.tag != kFormatPcm && f.tag != kFormatFloat)
-      fail("has unsupported format tag " + std::to_string(f.tag) + " (only PCM and IEEE float are read)");
-    if (f.channels == 0) fail("declares 0 channels");
-    if (f.sampleRate == 0) fail("declares a sample rate of 0 Hz");
-    if (f.sampleRate < kMinSampleRate || f.sampleRate > kMaxSampleRate)
-      fail("sample rate " + std::to_string(f.sampleRate) + " Hz is outside the supported " +
-           std::to_string(kMinSampleRate) + ".." + std::to_string(kMaxSampleRate) + " Hz");
-    const bool pcmOk = f.tag == kFormatPcm && (f.bitsPerSample == 8 || f.bitsPerSample == 16 ||
-                                               f.bitsPerSample == 24 || f.bitsPerSample == 32);
-    const bool floatOk = f.tag == kFormatFloat && (f.bitsPerSample == 32 || f.bitsPerSample == 64);
-    if (!pcmOk && !floatOk)
-      fail("has unsupported " + std::to_string(f.bitsPerSample) + "-bit " + (f.tag == kFormatPcm ? "PCM" : "float") +
-           " samples (PCM 8/16/24/32 and float 32/64 are read)");
-    const uint32_t frameBytes = static_cast<uint32_t>(f.channels) * (f.bitsPerSample / 8);
-    if (f.blockAlign != frameBytes)
-      fail("block align " + std::to_string(f.blockAlign) + " does not match " + std::to_string(f.channels) +
-           " channels of " + std::to_string(f.bitsPerSample) + " bits (" + std::to_string(frameBytes) + ")");
-    return f;
-  }
-
   Pcm decode(const Format& f, const uint8_t* p, size_t bytes) const {
     // A trailing partial frame (a truncated file) is dropped, as ffmpeg does.
     const size_t frames = bytes / f.blockAlign;
-    const size_t width = f.bitsPerSample / 8;
     Pcm pcm;
     pcm.sampleRate = f.sampleRate;
     pcm.sourceChannels = f.channels;
     pcm.samples.assign(frames, 0.0f);
-    const double mix = 1.0 / f.channels;
-    for (size_t i = 0; i < frames; ++i) {
-      double sum = 0.0;
-      for (uint16_t c = 0; c < f.channels; ++c, p += width) sum += sampleAt(f, p);
-      if (!std::isfinite(sum)) fail("has a non-finite float sample at frame " + std::to_string(i));
-      pcm.samples[i] = static_cast<float>(sum * mix);
-    }
+    for (size_t i = 0; i < frames; ++i, p += f.blockAlign) pcm.samples[i] = monoSample(f, p, i, name_);
     return pcm;
-  }
-
-  /// One sample scaled to [-1, 1): integers divided by 2^(bits-1), as whisper.load_audio does.
-  static double sampleAt(const Format& f, const uint8_t* p) {
-    if (f.tag == kFormatFloat) {
-      if (f.bitsPerSample == 32) {
-        float v;
-        std::memcpy(&v, p, 4);
-        return v;
-      }
-      double v;
-      std::memcpy(&v, p, 8);
-      return v;
-    }
-    switch (f.bitsPerSample) {
-      case 8: return (static_cast<int>(p[0]) - 128) / 128.0;  // 8-bit WAV is unsigned
-      case 16: return static_cast<int16_t>(u16(p)) / 32768.0;
-      case 24: {
-        int32_t v = static_cast<int32_t>(static_cast<uint32_t>(p[0]) << 8 | static_cast<uint32_t>(p[1]) << 16 |
-                                         static_cast<uint32_t>(p[2]) << 24) >> 8;
-        return v / 8388608.0;
-      }
-      default: return static_cast<int32_t>(u32(p)) / 2147483648.0;
-    }
   }
 
   const uint8_t* data_;

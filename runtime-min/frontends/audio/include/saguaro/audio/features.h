@@ -40,6 +40,11 @@ Result<Features> extractFeaturesFromMemory(const uint8_t* data, size_t size, con
 /// tower reads (padding frames are zero, exactly as its convolutions' own padding).
 std::vector<float> validFramesTimeMajor(const Features& f);
 
+/// The valid frames (time-major, [n, nMels]) of the WAV read from file descriptor `fd` (a pipe) as its bytes
+/// arrive: at config.sampleRate every frame is computed as soon as its samples are in (LogMelStream), with the bits
+/// extractFeatures gives the whole file; at another rate the samples are resampled at the end. Errors name `name`.
+Result<std::vector<float>> streamValidFrames(int fd, const std::string& name, const LogMelConfig& config) noexcept;
+
 /// Times LogMelExtractor::compute on `samples` `runs` times after one warm-up call (the extractor is
 /// built once, outside the timing). Milliseconds per run, in run order.
 Result<std::vector<double>> timeLogMel(const std::vector<float>& samples, const LogMelConfig& config,

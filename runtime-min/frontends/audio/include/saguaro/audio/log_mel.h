@@ -113,10 +113,19 @@ class LogMelExtractor {
   /// few to frame, or more than config().maxSamples.
   Features compute(const std::vector<float>& samples);
 
+  /// One frame's mel energies, bin m at mel[m * stride], from the padded signal's samples at `s` (the frame's
+  /// first sample; CenterReflect frames start (nFft - frameLength) / 2 into their FFT window). compute() and
+  /// LogMelStream both make every frame with it, so a streamed frame has the bits of the whole-clip one.
+  void melFrame(const float* s, float* mel, size_t stride);
+  /// Mel bin m's feature from its energy under LnAddFloor: ln(energy + melFloor), then the per-bin normalization.
+  float lnFeature(float energy, size_t m) const;
+
  private:
   /// Pads the samples into padded_ and returns the number of frames (and of frames of real audio).
   size_t frame(const std::vector<float>& samples, size_t* validFrames);
   void melEnergies(size_t nFrames, std::vector<float>* mel);
+  /// The per-bin normalization (perBinMean, perBinStddev) of mel bin m's value.
+  float perBin(float v, size_t m) const;
   /// |FFT(frame_)| or its square into spectrum_, in the configured precision.
   void spectrum();
 
