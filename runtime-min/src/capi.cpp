@@ -23,6 +23,7 @@
 #include "saguaro/chat_template.h"
 #include "saguaro/completion_options.h"
 #include "saguaro/engine.h"
+#include "tool_answer.h"
 
 #if SAGUARO_WITH_HANDOFF
 #include "saguaro/handoff/hybrid_complete.h"
@@ -43,20 +44,21 @@ thread_local std::string g_last_error;
 struct Request {
   json messages;  // the parsed messages_json
   std::string prompt;
+  saguaro::ChatRequest parsed;               // the messages read
   std::vector<saguaro::ImageSource> images;  // the messages' images, in prompt order
   int32_t max_soft_tokens = 0;               // per image; 0: the compiled budget
   saguaro::GenerateConfig cfg;
   std::vector<std::string> stop;
   bool stream_local = false;       // with the handoff: stream local pieces before the policy decides
   json policy = json::object();    // every option that is not the local generation's (the handoff policy's)
+  saguaro::ToolAnswer tools;       // the options' tools and tool_choice
 };
 
-// The prompt for OpenAI-style messages (saguaro/chat_messages.h): the bundle's chat template applied to them (with
-// the generation prompt), or without a template the user contents joined by newlines; their images go to r->images
-// in prompt order, a data: URI's payload decoded.
+// OpenAI-style messages (saguaro/chat_messages.h) into r->parsed; their images go to r->images in prompt order, a
+// data: URI's payload decoded.
 bool parse_messages(const saguaro_model& model, const char* text, Request* r, std::string* err) {
   if (!text) return *err = "messages_json is NULL", false;
-  saguaro::ChatRequest parsed;
+  saguaro::ChatRequest& parsed = r->parsed;
   if (!saguaro::parse_chat_messages(text, model.chat == nullptr, &parsed, err))
     return *err = "messages_json: " + *err, false;
   r->messages = json::parse(text);  // valid JSON: the handoff reads it again
@@ -68,13 +70,20 @@ bool parse_messages(const saguaro_model& model, const char* text, Request* r, st
       return *err = "messages_json: " + ref.at + ": the data: URI's payload is not base64", false;
     r->images.push_back(std::move(image));
   }
+  return true;
+}
+
+// The prompt: the bundle's chat template applied to the messages and the tool list (with the generation prompt, and
+// the opening of a call when tool_choice asks for one), or without a template the user contents joined by newlines.
+bool render_prompt(const saguaro_model& model, Request* r, std::string* err) {
   if (model.chat) {
     const bool tokenizer_adds_bos = model.engine->metadata("tokenizer.add_bos") == "1";
-    if (!model.chat->apply(parsed.messages, true, tokenizer_adds_bos, &r->prompt, err))
+    if (!model.chat->apply(r->parsed.messages, r->tools.prompt_tools(), true, tokenizer_adds_bos, &r->prompt, err))
       return *err = "messages_json: " + *err, false;
+    r->prompt += r->tools.forced_opening();
     return true;
   }
-  for (const saguaro::ChatMessage& m : parsed.messages) {
+  for (const saguaro::ChatMessage& m : r->parsed.messages) {
     if (!r->prompt.empty()) r->prompt.push_back('\n');
     r->prompt += m.content;
     for (const saguaro::ContentPart& p : m.parts) r->prompt += p.text;
@@ -154,11 +163,12 @@ bool check_policy_options(const json& policy, std::string* err) {
   return true;
 }
 
-bool parse_options(const char* text, Request* r, std::string* err) {
+bool parse_options(const saguaro_model& model, const char* text, Request* r, std::string* err) {
   r->cfg.max_new_tokens = 256;
   if (!text || !*text) return true;
   const json o = json::parse(text, nullptr, false);
   if (o.is_discarded() || !o.is_object()) return *err = "options_json: expected a JSON object", false;
+  if (!r->tools.init(text, model.chat.get(), err)) return false;
   for (auto it = o.begin(); it != o.end(); ++it) {
     if (saguaro::is_local_completion_option(it.key())) continue;
     if (it.key() == "stream_local") {
@@ -220,13 +230,17 @@ struct LocalRun {
   json confidence = nullptr;  // null when nothing was generated (no entropy) or the probe gave nothing
   bool probe = false;
   saguaro::GenerateStats st;
+  json tool_fields = json::object();  // "tool_calls" and "finish_reason" when the request has tools
 };
 
 using PieceSink = std::function<void(const std::string& piece, uint32_t token_id)>;
 
 // Generates the answer to req.prompt, cut at the first stop string; every piece of text goes to `emit` as soon as
-// it is final (a stop string is never emitted).
-bool run_local(saguaro::Engine& engine, const Request& req, const PieceSink& emit, LocalRun* out, std::string* err) {
+// it is final (a stop string is never emitted; with tools, neither is a call). With tools, out->text is the content
+// outside the answer's calls and out->tool_fields has the calls.
+bool run_local(saguaro::Engine& engine, Request& req, const PieceSink& tool_free_emit, LocalRun* out,
+               std::string* err) {
+  const PieceSink emit = req.tools.filter(tool_free_emit);
   std::string& text = out->text;
   auto on_text = [&](std::string_view t, int32_t id) {
     const size_t before = text.size();
@@ -258,6 +272,9 @@ bool run_local(saguaro::Engine& engine, const Request& req, const PieceSink& emi
   if (!ok && (err->rfind("prompt has ", 0) == 0 || err->rfind("the prompt has ", 0) == 0))
     *err = "messages_json: " + *err;
   if (!ok) return false;
+  const int32_t max = req.cfg.max_new_tokens;
+  const char* finish_reason = max >= 0 && out->st.generated_tokens >= max ? "length" : "stop";
+  if (!req.tools.finish(text, finish_reason, &text, &out->tool_fields, err)) return false;
   if (out->probe && out->st.p_wrong >= 0) out->confidence = 1.0 - out->st.p_wrong;
   if (!out->probe && entropy_tokens > 0) out->confidence = std::exp(-entropy_sum / entropy_tokens);
   return true;
@@ -295,7 +312,7 @@ int respond(const json& resp, char* out_json, size_t out_size) {
 
 #if !SAGUARO_WITH_HANDOFF
 // A bundle without the handoff: the local answer, streamed as it is generated.
-int complete_local(saguaro_model* model, const Request& req, char* out_json, size_t out_size, const PieceSink& emit) {
+int complete_local(saguaro_model* model, Request& req, char* out_json, size_t out_size, const PieceSink& emit) {
   LocalRun local;
   std::string err;
   if (!run_local(*model->engine, req, emit, &local, &err)) return fail(err, out_json, out_size);
@@ -305,6 +322,7 @@ int complete_local(saguaro_model* model, const Request& req, char* out_json, siz
                    {"response", local.text},
                    {"cloud_handoff", false},
                    {"confidence", local.confidence}});
+  resp.update(local.tool_fields);
   return respond(resp, out_json, out_size);
 }
 #else
@@ -319,7 +337,7 @@ struct LocalFailure {
 // The hybrid answer: the local answer, its confidence to the policy, the cloud when the policy says so. By default
 // the local pieces are held back until the policy kept the local answer (an app never shows text that is then
 // replaced); with "stream_local" they go out as they are generated, and a handoff's text follows as its own piece.
-int complete_hybrid(saguaro_model* model, const Request& req, char* out_json, size_t out_size,
+int complete_hybrid(saguaro_model* model, Request& req, char* out_json, size_t out_size,
                     const PieceSink& emit) {
   std::vector<std::pair<std::string, uint32_t>> held;
   PieceSink hold = [&](const std::string& piece, uint32_t id) { held.emplace_back(piece, id); };
@@ -339,6 +357,7 @@ int complete_hybrid(saguaro_model* model, const Request& req, char* out_json, si
   } catch (const LocalFailure& f) {
     return fail(f.message, out_json, out_size);
   }
+  if (!resp.value("cloud_handoff", false)) resp.update(local.tool_fields);
   if (emit && resp.value("cloud_handoff", false)) {
     emit(resp["response"].get<std::string>(), kCloudPieceId);
   } else if (emit && !req.stream_local) {
@@ -353,8 +372,8 @@ int complete(saguaro_model* model, const char* messages_json, const char* option
   if (!model) return fail("model is NULL", out_json, out_size);
   Request req;
   std::string err;
-  if (!parse_messages(*model, messages_json, &req, &err) || !parse_options(options_json, &req, &err) ||
-      !encode_images(*model->engine, &req, &err))
+  if (!parse_messages(*model, messages_json, &req, &err) || !parse_options(*model, options_json, &req, &err) ||
+      !render_prompt(*model, &req, &err) || !encode_images(*model->engine, &req, &err))
     return fail(err, out_json, out_size);
   PieceSink emit;
   if (cb) emit = [cb, user](const std::string& piece, uint32_t id) { cb(piece.c_str(), id, user); };
