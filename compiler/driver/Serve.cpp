@@ -47,6 +47,10 @@ public:
       throw handoff::HandoffError(bundle + ": cannot start the bundle program");
     json options = defaults;
     options["max_tokens"] = r.max_tokens, options["temperature"] = r.temperature;
+    if (!r.tools.is_null())
+      options["tools"] = r.tools;
+    if (!r.tool_choice.is_null())
+      options["tool_choice"] = r.tool_choice;
     json request = {{"messages", r.messages_json}, {"options", options}};
     std::string line = request.dump() + "\n";
     if (std::fwrite(line.data(), 1, line.size(), in) != line.size() || std::fflush(in) != 0) {
@@ -181,6 +185,9 @@ handoff::GenerationResult resultOf(const json &local, const std::string &text, l
   result.prompt_tokens = local.value("prefill_tokens", 0);
   result.completion_tokens = local.value("decode_tokens", 0);
   result.finish_reason = result.completion_tokens >= maxTokens ? "length" : "stop";
+  // With tools the bundle program says why it stopped, and which calls the answer makes.
+  result.finish_reason = local.value("finish_reason", result.finish_reason);
+  result.tool_calls = local.value("tool_calls", json(nullptr));
   return result;
 }
 } // namespace
@@ -220,6 +227,8 @@ int saguaro::runServe(const ServeOptions &o) {
         result.completion_tokens = h["cloud_tokens"].value("completion", 0LL);
         result.finish_reason = "stop";
       }
+      if (h.value("cloud_handoff", false))
+        result.tool_calls = nullptr; // the cloud's answer replaces the local one, calls included
       result.extra = {{"cloud_handoff", h["cloud_handoff"]},
                       {"confidence", h["confidence"]},
                       {"confidence_source", answer.value("confidence_source", "entropy")},

@@ -499,6 +499,7 @@ int cmdComplete(const Args &a) {
   o.bundle = *bundle;
   o.messages = a.value("--messages");
   o.options = a.value("--options", o.options);
+  o.tools = a.value("--tools", o.tools);
   o.task = a.value("--task", o.task);
   o.threads = a.value("--threads", o.threads);
   return runComplete(o);
@@ -695,6 +696,7 @@ std::vector<cli::Command> commands() {
        "answer chat messages locally, then apply the cloud handoff policy (docs/handoff.md)",
        join({{{"--messages", "JSON_OR_FILE", "the chat messages (required)"},
               {"--options", "JSON_OR_FILE", "generation options and the handoff policy"},
+              {"--tools", "FILE", "OpenAI tools (a JSON array) the answer may call (\"tool_calls\")"},
               {"--task", "TAG", "selects a route of the policy's routes"}},
              kThreadsOption,
              kCompileOptions}),

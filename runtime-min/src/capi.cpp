@@ -23,6 +23,7 @@
 #include "saguaro/chat_template.h"
 #include "saguaro/completion_options.h"
 #include "saguaro/engine.h"
+#include "saguaro/json_schema_mask.h"
 #include "tool_answer.h"
 
 #if SAGUARO_WITH_HANDOFF
@@ -33,6 +34,7 @@
 struct saguaro_model {
   std::unique_ptr<saguaro::Engine> engine;
   std::unique_ptr<saguaro::ChatTemplate> chat;  // the bundle's `chat.template`, null when it has none
+  std::shared_ptr<const saguaro::TokenTrie> vocab;  // built by the first request with a response_format
 };
 
 namespace {
@@ -51,6 +53,8 @@ struct Request {
   std::vector<std::string> stop;
   bool stream_local = false;       // with the handoff: stream local pieces before the policy decides
   json policy = json::object();    // every option that is not the local generation's (the handoff policy's)
+  std::shared_ptr<const saguaro::JsonGrammar> format;  // "response_format"; null: free text
+  std::shared_ptr<const saguaro::TokenTrie> vocab;     // with `format`: the model's vocabulary trie
   saguaro::ToolAnswer tools;       // the options' tools and tool_choice
 };
 
@@ -187,6 +191,14 @@ bool parse_options(const saguaro_model& model, const char* text, Request* r, std
       !read_number(o, "seed", 0, 1.8446744073709552e19, &c.seed, err) ||
       !read_number(o, "max_soft_tokens", 1, 1e9, &r->max_soft_tokens, err))
     return false;
+  if (o.contains("response_format")) {
+    r->format = saguaro::JsonGrammar::from_response_format(o["response_format"].dump(), err);
+    if (!r->format && !err->empty()) return *err = "options_json: response_format: " + *err, false;
+  }
+  if (r->tools.grammar()) {
+    if (r->format) return *err = "options_json: a \"response_format\" and a tool_choice that forces a call exclude each other", false;
+    r->format = r->tools.grammar();
+  }
   if (o.contains("stop")) {
     const json& s = o["stop"];
     if (s.is_string()) {
@@ -266,11 +278,16 @@ bool run_local(saguaro::Engine& engine, Request& req, const PieceSink& tool_free
     engine.set_step_hook([&](const float* logits, int32_t vocab) {
       entropy_sum += saguaro::softmax_entropy(logits, vocab), ++entropy_tokens;
     });
-  const bool ok = engine.generate(req.prompt, req.cfg, on_text, &out->st, err);
+  saguaro::GenerateConfig cfg = req.cfg;
+  std::unique_ptr<saguaro::JsonMask> format;
+  if (req.format) format = std::make_unique<saguaro::JsonMask>(req.format, req.vocab), cfg.constraint = format.get();
+  const bool ok = engine.generate(req.prompt, cfg, on_text, &out->st, err);
   if (!out->probe) engine.set_step_hook(nullptr);
   // A prompt too long for the context, or whose placeholders and images differ in number, is the request's problem.
   if (!ok && (err->rfind("prompt has ", 0) == 0 || err->rfind("the prompt has ", 0) == 0))
     *err = "messages_json: " + *err;
+  if (!ok && err->rfind("response_format: ", 0) == 0)  // the constraint is tool_choice's when it forces a call
+    *err = "options_json: " + (req.tools.grammar() ? "tool_choice: " + err->substr(17) : *err);
   if (!ok) return false;
   const int32_t max = req.cfg.max_new_tokens;
   const char* finish_reason = max >= 0 && out->st.generated_tokens >= max ? "length" : "stop";
@@ -375,6 +392,8 @@ int complete(saguaro_model* model, const char* messages_json, const char* option
   if (!parse_messages(*model, messages_json, &req, &err) || !parse_options(*model, options_json, &req, &err) ||
       !render_prompt(*model, &req, &err) || !encode_images(*model->engine, &req, &err))
     return fail(err, out_json, out_size);
+  if (req.format && !model->vocab) model->vocab = saguaro::TokenTrie::of_engine(*model->engine);
+  req.vocab = model->vocab;
   PieceSink emit;
   if (cb) emit = [cb, user](const std::string& piece, uint32_t id) { cb(piece.c_str(), id, user); };
 #if SAGUARO_WITH_HANDOFF
@@ -395,7 +414,7 @@ saguaro_model_t wrap_engine(std::unique_ptr<saguaro::Engine> engine, const std::
   std::string chat_err;
   if (!load_chat_template(*engine, name, &chat, &chat_err)) return g_last_error = chat_err, nullptr;
   g_last_error.clear();
-  return new saguaro_model{std::move(engine), std::move(chat)};
+  return new saguaro_model{std::move(engine), std::move(chat), nullptr};
 }
 
 // Runs `open` so that no exception leaves the C API: one becomes the last error of `fn`.

@@ -183,23 +183,35 @@ bool Engine::generate(std::string_view prompt, const GenerateConfig& cfg, const 
     if (cfg.echo_prompt) emit(tok.piece(m.tokens[pos], next), next);
   }
   double t_first = now_ms();
+  std::string constraint_error;  // the constraint allowed no token: generation stops with this error
   // Sampling: position n-1's logits come from prefill, later ones from decode.
   if (pos == n - 1 && pos < limit && go && cfg.max_new_tokens != 0) {
     int32_t token = m.tokens[n - 1];
     while (true) {
       if (m.step_hook) m.step_hook(m.logits.data(), m.spec.vocab);
       if (probe) probe->on_logits(m.logits.data(), m.spec.vocab);
+      if (cfg.constraint) {
+        const int32_t left = std::min(limit - pos, cfg.max_new_tokens > 0 ? cfg.max_new_tokens - st.generated_tokens
+                                                                          : limit - pos);
+        if (!cfg.constraint->mask(m.logits.data(), m.spec.vocab, left, &constraint_error)) break;
+      }
       const int32_t next = m.sampler->sample(m.logits.data(), m.tokens.data(), static_cast<int32_t>(m.tokens.size()));
       ++pos;
       if (st.generated_tokens == 0) t_first = now_ms();
       if (tok.is_stop(next)) break;
+      if (cfg.constraint) cfg.constraint->accept(next);
       emit(tok.piece(token, next), next);
       ++st.generated_tokens;
       m.tokens.push_back(next);
       token = next;
       if (!go || pos >= limit || (cfg.max_new_tokens > 0 && st.generated_tokens >= cfg.max_new_tokens)) break;
+      if (cfg.constraint && cfg.constraint->finished()) break;
       saguaro_model_decode(m.model->state(), token, pos, m.logits.data());
     }
+  }
+  if (!constraint_error.empty()) {
+    if (probe) m.model->set_tap(nullptr, nullptr);
+    return *err = constraint_error, false;
   }
   const std::string_view rest = m.stream->flush();
   if (!rest.empty() && go) on_text(rest, -1);
@@ -303,6 +315,21 @@ int32_t Engine::threads() const { return impl_->model->threads(); }
 const ModelSpec& Engine::spec() const { return impl_->spec; }
 int32_t Engine::vocab() const { return impl_->spec.vocab; }
 int32_t Engine::bos_id() const { return impl_->tok ? impl_->tok->bos_id : -1; }
+void Engine::vocabulary(std::vector<std::string>* pieces, std::vector<int32_t>* stop_ids) const {
+  pieces->assign(static_cast<size_t>(impl_->spec.vocab), std::string());
+  stop_ids->clear();
+  const Tokenizer* tok = impl_->tok.get();
+  if (!tok) return;
+  // Pieces as they follow an ordinary token: the first one that is neither BOS nor a stop token and prints.
+  int32_t prev = 0;
+  while (prev < tok->vocab_size() && (prev == tok->bos_id || tok->is_stop(prev) || tok->piece(prev, prev).empty()))
+    ++prev;
+  for (int32_t id = 0; id < tok->vocab_size(); ++id) {
+    if (tok->is_stop(id)) stop_ids->push_back(id);
+    else (*pieces)[id] = std::string(tok->piece(prev, id));
+  }
+}
+
 int32_t Engine::eos_id() const { return impl_->tok ? impl_->tok->eos_id : -1; }
 std::string Engine::metadata(const std::string& key) const { return impl_->blob->meta(key); }
 MemoryUse Engine::memory_use() const {

@@ -4,12 +4,14 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "saguaro/chat_template.h"
+#include "saguaro/json_schema_mask.h"
 #include "saguaro/tool_request.h"
 
 namespace saguaro {
@@ -19,13 +21,16 @@ class ToolAnswer {
   using Sink = std::function<void(const std::string& piece, uint32_t token_id)>;
 
   /// Reads the options' tools and tool_choice for a bundle whose chat template is `chat` (null: none). False +
-  /// "options_json: ..." on bad tools, or tools the template cannot express.
+  /// "options_json: ..." on bad tools, a function's parameters that are no schema the mask takes (when tool_choice
+  /// forces a call), or tools the template cannot express.
   bool init(const std::string& options_json, const ChatTemplate* chat, std::string* err);
 
   /// The tool list the prompt renders (empty without tools or with tool_choice "none").
   const std::vector<std::string>& prompt_tools() const;
   /// What the prompt is extended by so the answer continues a call (tool_choice "required" or a function).
-  const std::string& forced_opening() const { return forced_; }
+  const std::string& forced_opening() const { return forced_.opening; }
+  /// The grammar the answer is constrained to when a call is forced (null: none).
+  const std::shared_ptr<const JsonGrammar>& grammar() const { return grammar_; }
 
   /// `emit` with the pieces held back while they may belong to a call (null stays null; without tools: `emit`).
   Sink filter(Sink emit);
@@ -39,7 +44,8 @@ class ToolAnswer {
  private:
   ToolRequest request_;
   ToolCallSyntax syntax_ = ToolCallSyntax::kNone;
-  std::string forced_;
+  ForcedCall forced_;
+  std::shared_ptr<const JsonGrammar> grammar_;
   std::string seen_;  // the generated text so far (the filter's)
   size_t shown_ = 0;  // bytes of seen_ already emitted
   Sink emit_;

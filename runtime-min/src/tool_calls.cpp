@@ -231,16 +231,28 @@ size_t tool_free_prefix(ToolCallSyntax syntax, const std::string& text) {
   return text.size() - partial_marker(text, marker);
 }
 
-std::string tool_call_opening(ToolCallSyntax syntax, const std::string& name) {
-  switch (syntax) {
-    case ToolCallSyntax::kNone: return "";
-    case ToolCallSyntax::kHermes:
-      return std::string(kHermesOpen) + "\n{\"name\": " + (name.empty() ? "" : Json(name).dump() + ", \"arguments\": ");
-    case ToolCallSyntax::kLlama3:
-      return std::string(kLlamaOpen) + ": " + (name.empty() ? "" : Json(name).dump() + ", \"parameters\": ");
-    case ToolCallSyntax::kGemma4: return kGemmaOpen + name;
+ForcedCall forced_call(ToolCallSyntax syntax, const std::vector<std::string>& tools, const std::string& name) {
+  if (syntax == ToolCallSyntax::kGemma4) return {kGemmaOpen + name, "", ""};
+  if (syntax == ToolCallSyntax::kNone) return {};
+  const bool hermes = syntax == ToolCallSyntax::kHermes;
+  const char* args_key = hermes ? "arguments" : "parameters";
+  // One schema per function: its parameters, or, with the name free, {"name": const, args_key: parameters}.
+  Json any = Json::array();
+  for (const std::string& text : tools) {
+    const Json f = Json::parse(text)["function"];
+    const Json params = f.contains("parameters") ? f["parameters"] : Json{{"type", "object"}};
+    if (!name.empty() && f["name"] == name) {
+      const std::string open = std::string(hermes ? kHermesOpen + std::string("\n") : "") + kLlamaOpen + ": " +
+                               Json(name).dump() + ", \"" + args_key + "\": ";
+      return {open, params.dump(), hermes ? "}\n" + std::string(kHermesClose) : "}"};
+    }
+    any.push_back({{"type", "object"},
+                   {"properties", {{"name", {{"const", f["name"]}}}, {args_key, params}}},
+                   {"required", {"name", args_key}},
+                   {"additionalProperties", false}});
   }
-  return "";
+  const Json schema = any.size() == 1 ? any[0] : Json{{"anyOf", any}};
+  return {hermes ? kHermesOpen + std::string("\n") : "", schema.dump(), hermes ? "\n" + std::string(kHermesClose) : ""};
 }
 
 }  // namespace saguaro

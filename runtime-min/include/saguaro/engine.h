@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "saguaro/model_abi.h"
+#include "saguaro/token_constraint.h"
 #include "saguaro/weights_load.h"
 
 namespace saguaro {
@@ -27,6 +28,8 @@ struct GenerateConfig {
   /// Images, each its soft tokens (n × dim floats, Engine::encode_image): they take the prompt's image placeholders
   /// in order, or go first (after BOS) when it has none; each becomes begin-image, n placeholders, end-image.
   std::vector<std::vector<float>> images;
+  /// When set, only the tokens it allows are sampled, and generation ends when it is finished (not owned).
+  TokenConstraint* constraint = nullptr;
 };
 
 /// Counters and timings of one generate() call.
@@ -106,6 +109,9 @@ class Engine {
   int32_t vocab() const;
   int32_t bos_id() const;
   int32_t eos_id() const;
+  /// Every token's bytes as generate() emits them after an ordinary token ("" for special tokens and without a
+  /// tokenizer), and the ids that end generation: what a TokenConstraint indexes.
+  void vocabulary(std::vector<std::string>* pieces, std::vector<int32_t>* stop_ids) const;
   MemoryUse memory_use() const;
   /// The blob's metadata value for `key`, or "".
   std::string metadata(const std::string& key) const;

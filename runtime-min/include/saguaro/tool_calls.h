@@ -38,8 +38,16 @@ bool parse_tool_calls(ToolCallSyntax syntax, const std::string& text, std::strin
 /// call as text and then take it back).
 size_t tool_free_prefix(ToolCallSyntax syntax, const std::string& text);
 
-/// The text a call to `name` starts with, up to its arguments (an empty name: up to the name): what the prompt is
-/// extended by when tool_choice asks for a call, so the model's answer continues one.
-std::string tool_call_opening(ToolCallSyntax syntax, const std::string& name);
+/// How the answer is made a call when tool_choice asks for one: the prompt is extended by `opening`, the model
+/// writes the JSON value `schema` describes (a JSON Schema, given to the token mask of saguaro/json_schema_mask.h;
+/// empty for Gemma 4, whose arguments are not JSON: the model then writes the rest of the call unconstrained), and
+/// `closing` follows it. The text to read for calls is opening + the value + closing.
+struct ForcedCall {
+  std::string opening, schema, closing;
+};
+
+/// The forced call to `name` (empty: to any of `tools`, each a tool's JSON text); a tool without "parameters" takes
+/// any object.
+ForcedCall forced_call(ToolCallSyntax syntax, const std::vector<std::string>& tools, const std::string& name);
 
 }  // namespace saguaro

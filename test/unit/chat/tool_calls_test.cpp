@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "saguaro/json_schema_mask.h"
 #include "saguaro/tool_calls.h"
 #include "saguaro/tool_request.h"
 #include "tool_answer.h"
@@ -219,22 +220,44 @@ TEST(ToolAnswer, AnswerWithoutCallsIsAllShown) {
   EXPECT_TRUE(fields["tool_calls"].empty());
 }
 
+// The bytes a forced call's grammar accepts, fed through the token mask's matcher (one token per byte).
+bool grammar_accepts(const ToolAnswer& answer, const std::string& text) {
+  std::vector<std::string> bytes(256);
+  for (int b = 0; b < 256; ++b) bytes[b] = std::string(1, char(b));
+  JsonMask mask(answer.grammar(), std::make_shared<TokenTrie>(bytes, std::vector<int32_t>{}));
+  return mask.feed(text) && mask.complete();
+}
+
 TEST(ToolAnswer, ForcedCallsAndRefusals) {
   const ChatTemplate t = hermes_template();
   ToolAnswer answer;
   std::string err, content;
   nlohmann::json fields;
+  // A named function: the prompt opens its call, the mask takes its parameters, the closing is added.
   ASSERT_TRUE(answer.init(std::string(kTools) + R"(, "tool_choice": {"type": "function", "function": {"name": "now"}}})",
                           &t, &err));
   EXPECT_EQ(answer.forced_opening(), "<tool_call>\n{\"name\": \"now\", \"arguments\": ");
-  ASSERT_TRUE(answer.finish("{}}\n</tool_call>", "stop", &content, &fields, &err)) << err;
+  ASSERT_TRUE(answer.grammar());
+  EXPECT_TRUE(grammar_accepts(answer, R"({"x":[1]})"));  // no "parameters": any object
+  EXPECT_FALSE(grammar_accepts(answer, "[1]"));
+  ASSERT_TRUE(answer.finish("{}", "stop", &content, &fields, &err)) << err;
   EXPECT_EQ(fields["tool_calls"][0]["function"]["arguments"], "{}");
-  EXPECT_FALSE(answer.finish("{\"a\": }", "stop", &content, &fields, &err));
+  EXPECT_EQ(fields["finish_reason"], "tool_calls");
+  EXPECT_FALSE(answer.finish("{\"a\": ", "length", &content, &fields, &err));
   EXPECT_EQ(err.rfind("model output: tool call 0: ", 0), 0u) << err;
+  // "required": the mask takes any offered function with its parameters.
   ASSERT_TRUE(answer.init(std::string(kTools) + R"(, "tool_choice": "required"})", &t, &err));
-  EXPECT_EQ(answer.forced_opening(), "<tool_call>\n{\"name\": ");
-  EXPECT_FALSE(answer.finish("\"get_time\", \"arguments\": {}}\n</tool_call>", "stop", &content, &fields, &err));
-  EXPECT_EQ(err, "model output: tool call 0 names \"get_time\", which is not among the tools (get_weather, now)");
+  EXPECT_EQ(answer.forced_opening(), "<tool_call>\n");
+  EXPECT_TRUE(grammar_accepts(answer, R"({"name":"get_weather","arguments":{}})"));
+  EXPECT_TRUE(grammar_accepts(answer, R"({"name":"now","arguments":{"a":1}})"));
+  EXPECT_FALSE(grammar_accepts(answer, R"({"name":"get_time","arguments":{}})"));
+  EXPECT_FALSE(grammar_accepts(answer, R"({"name":"get_weather","arguments":[]})"));
+  ASSERT_TRUE(answer.finish(R"({"name":"now","arguments":{"a":1}})", "stop", &content, &fields, &err)) << err;
+  EXPECT_EQ(fields["tool_calls"][0]["function"]["arguments"], R"({"a":1})");
+  // Parameters the mask cannot take are refused before anything runs.
+  EXPECT_FALSE(answer.init(R"({"tools": [{"type": "function", "function": {"name": "f", "parameters": {"type": "wat"}}}],
+                               "tool_choice": "required"})", &t, &err));
+  EXPECT_EQ(err.rfind("options_json: \"tools\": the parameters are no schema the token mask takes: ", 0), 0u) << err;
   // A template that renders no tool list, or no template, cannot take tools.
   EXPECT_FALSE(answer.init(std::string(kTools) + "}", nullptr, &err));
   EXPECT_NE(err.find("options_json: \"tools\": the bundle has no chat template"), std::string::npos) << err;
