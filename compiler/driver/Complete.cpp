@@ -54,6 +54,14 @@ bool withToolsFile(const json &local, const std::string &file, std::string &text
   text.insert(1, "\"tools\":" + list + "]" + (local.empty() ? "" : ","));
   return true;
 }
+
+/// The tools a hand-off sends to the cloud: the local options' tools, unless tool_choice is "none" (null: none).
+json toolsOf(const std::string &localText) {
+  const json local = json::parse(localText);
+  if (!local.contains("tools") || local.value("tool_choice", json(nullptr)) == "none")
+    return nullptr;
+  return local["tools"];
+}
 } // namespace
 
 int saguaro::runComplete(const CompleteOptions &o) {
@@ -122,6 +130,7 @@ int saguaro::runComplete(const CompleteOptions &o) {
     };
     handoff::HybridHooks hooks;
     hooks.task_tag = o.task;
+    hooks.tools = toolsOf(localText);
     json hybrid = handoff::hybrid_complete_json(messages, policy, generateLocal, hooks);
     std::cout << handoff::with_local_statistics(localResponse, hybrid).dump(2) << "\n";
     return 0;

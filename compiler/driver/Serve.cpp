@@ -221,14 +221,18 @@ int saguaro::runServe(const ServeOptions &o) {
         answer = process.respond(r, local, [](const std::string &) { return true; });
         return localAnswerOf(answer);
       };
-      json h = handoff::hybrid_complete(r.messages, handoffOptions, generateLocal);
+      handoff::HybridHooks hooks;
+      hooks.tools = r.tool_choice == "none" ? json(nullptr) : r.tools;
+      json h = handoff::hybrid_complete(r.messages, handoffOptions, generateLocal, hooks);
       handoff::GenerationResult result = resultOf(answer, h.value("response", ""), r.max_tokens);
       if (h.value("cloud_handoff", false) && h.contains("cloud_tokens")) {
         result.completion_tokens = h["cloud_tokens"].value("completion", 0LL);
         result.finish_reason = "stop";
       }
-      if (h.value("cloud_handoff", false))
-        result.tool_calls = nullptr; // the cloud's answer replaces the local one, calls included
+      if (h.value("cloud_handoff", false)) { // the cloud's answer replaces the local one, calls included
+        result.tool_calls = h.value("tool_calls", json(nullptr));
+        result.finish_reason = h.value("finish_reason", result.finish_reason);
+      }
       result.extra = {{"cloud_handoff", h["cloud_handoff"]},
                       {"confidence", h["confidence"]},
                       {"confidence_source", answer.value("confidence_source", "entropy")},

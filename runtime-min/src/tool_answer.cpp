@@ -23,6 +23,13 @@ const std::vector<std::string>& ToolAnswer::prompt_tools() const {
   return request_.choice == ToolRequest::kNone ? kNoTools : request_.tools;
 }
 
+nlohmann::json ToolAnswer::cloud_tools() const {
+  if (!request_.active()) return nullptr;
+  nlohmann::json tools = nlohmann::json::array();
+  for (const std::string& t : request_.tools) tools.push_back(nlohmann::json::parse(t));
+  return tools;
+}
+
 ToolAnswer::Sink ToolAnswer::filter(Sink emit) {
   if (!emit || !request_.active()) return emit;
   emit_ = std::move(emit);

@@ -29,6 +29,8 @@ class ToolAnswer {
   const std::vector<std::string>& prompt_tools() const;
   /// What the prompt is extended by so the answer continues a call (tool_choice "required" or a function).
   const std::string& forced_opening() const { return forced_.opening; }
+  /// The tools for a hand-off to the cloud, as an OpenAI array (null when the answer is not read for calls).
+  nlohmann::json cloud_tools() const;
   /// The grammar the answer is constrained to when a call is forced (null: none).
   const std::shared_ptr<const JsonGrammar>& grammar() const { return grammar_; }
 

@@ -39,8 +39,8 @@ CONFIG = {
 WEATHER = {"type": "function", "function": {
     "name": "get_weather", "description": "The weather in a city",
     "parameters": {"type": "object", "properties": {"city": {"type": "string", "maxLength": 12},
-                                                    "days": {"type": "integer", "minimum": 1, "maximum": 7}},
-                   "required": ["city", "days"], "additionalProperties": False}}}
+                                                    "unit": {"enum": ["C", "F"]}},
+                   "required": ["city", "unit"], "additionalProperties": False}}}
 NOW = {"type": "function", "function": {"name": "now", "description": "The time",
                                         "parameters": {"type": "object", "properties": {},
                                                        "additionalProperties": False}}}
