@@ -131,6 +131,7 @@ int saguaro::runComplete(const CompleteOptions &o) {
     handoff::HybridHooks hooks;
     hooks.task_tag = o.task;
     hooks.tools = toolsOf(localText);
+    hooks.tool_choice = json::parse(localText).value("tool_choice", json(nullptr));
     json hybrid = handoff::hybrid_complete_json(messages, policy, generateLocal, hooks);
     std::cout << handoff::with_local_statistics(localResponse, hybrid).dump(2) << "\n";
     return 0;

@@ -223,6 +223,7 @@ int saguaro::runServe(const ServeOptions &o) {
       };
       handoff::HybridHooks hooks;
       hooks.tools = r.tool_choice == "none" ? json(nullptr) : r.tools;
+      hooks.tool_choice = r.tool_choice;
       json h = handoff::hybrid_complete(r.messages, handoffOptions, generateLocal, hooks);
       handoff::GenerationResult result = resultOf(answer, h.value("response", ""), r.max_tokens);
       if (h.value("cloud_handoff", false) && h.contains("cloud_tokens")) {

@@ -172,7 +172,8 @@ json hybrid_complete(const std::vector<Message>& messages, const HandoffOptions&
       const CloudTarget& target = *decision.target;
       result["provider"] = provider_name(target.provider);
       result["model"] = target.model;
-      const ChatRequest chat{target.model, filtered.messages, options.max_cloud_tokens, hooks.tools};
+      const ChatRequest chat{target.model, filtered.messages, options.max_cloud_tokens, hooks.tools,
+                             hooks.tools.is_null() ? json() : hooks.tool_choice};
       if (decision.dry_run) {
         json record = dry_run_record(target, chat);
         if (!options.dry_run_path.empty()) append_line_private(options.dry_run_path, record.dump() + "\n");

@@ -369,6 +369,7 @@ int complete_hybrid(saguaro_model* model, Request& req, char* out_json, size_t o
   // on_text gets the final text but not whether it is the cloud's; the pieces go out below, from cloud_handoff.
   saguaro::handoff::HybridHooks hooks;
   hooks.tools = req.tools.cloud_tools();
+  hooks.tool_choice = req.tools.tool_choice();
   json resp;
   try {
     resp = saguaro::handoff::hybrid_complete_json(req.messages, req.policy, generate_local, hooks);

@@ -7,6 +7,7 @@ bool ToolAnswer::init(const std::string& options_json, const ChatTemplate* chat,
   *this = ToolAnswer();
   if (!read_tool_request(options_json, &request_, err)) return *err = "options_json: " + *err, false;
   if (request_.tools.empty()) return true;
+  choice_ = nlohmann::json::parse(options_json).value("tool_choice", nlohmann::json());
   std::string why = "the bundle has no chat template to render tools with";
   syntax_ = chat ? tool_call_syntax(*chat, &why) : ToolCallSyntax::kNone;
   if (syntax_ == ToolCallSyntax::kNone) return *err = "options_json: \"tools\": " + why, false;

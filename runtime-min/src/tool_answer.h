@@ -29,8 +29,10 @@ class ToolAnswer {
   const std::vector<std::string>& prompt_tools() const;
   /// What the prompt is extended by so the answer continues a call (tool_choice "required" or a function).
   const std::string& forced_opening() const { return forced_.opening; }
-  /// The tools for a hand-off to the cloud, as an OpenAI array (null when the answer is not read for calls).
+  /// The tools for a hand-off to the cloud, as an OpenAI array (null when the answer is not read for calls), and
+  /// the request's tool_choice (null when not given).
   nlohmann::json cloud_tools() const;
+  const nlohmann::json& tool_choice() const { return choice_; }
   /// The grammar the answer is constrained to when a call is forced (null: none).
   const std::shared_ptr<const JsonGrammar>& grammar() const { return grammar_; }
 
@@ -47,6 +49,7 @@ class ToolAnswer {
   ToolRequest request_;
   ToolCallSyntax syntax_ = ToolCallSyntax::kNone;
   ForcedCall forced_;
+  nlohmann::json choice_;
   std::shared_ptr<const JsonGrammar> grammar_;
   std::string seen_;  // the generated text so far (the filter's)
   size_t shown_ = 0;  // bytes of seen_ already emitted

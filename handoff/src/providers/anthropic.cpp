@@ -50,6 +50,7 @@ json anthropic_body(const ChatRequest& request, std::vector<std::string>* notes)
   json body = {{"model", request.model}, {"max_tokens", request.max_tokens}, {"messages", messages}};
   if (!system.empty()) body["system"] = system;
   if (!request.tools.is_null()) body["tools"] = anthropic_tools(request.tools);
+  if (!request.tool_choice.is_null()) body["tool_choice"] = anthropic_tool_choice(request.tool_choice);
   return body;
 }
 

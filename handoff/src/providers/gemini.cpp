@@ -35,6 +35,7 @@ json gemini_body(const ChatRequest& request, std::vector<std::string>*) {
   json body = {{"contents", contents}, {"generationConfig", {{"maxOutputTokens", request.max_tokens}}}};
   if (!system_parts.empty()) body["systemInstruction"] = {{"parts", system_parts}};
   if (!request.tools.is_null()) body["tools"] = gemini_tools(request.tools);
+  if (!request.tool_choice.is_null()) body["toolConfig"] = gemini_tool_config(request.tool_choice);
   return body;
 }
 

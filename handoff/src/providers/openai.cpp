@@ -39,6 +39,7 @@ json openai_body(const ChatRequest& request, std::vector<std::string>* notes) {
   }
   json body = {{"model", request.model}, {"messages", messages}, {"max_tokens", request.max_tokens}};
   if (!request.tools.is_null()) body["tools"] = request.tools;
+  if (!request.tool_choice.is_null()) body["tool_choice"] = request.tool_choice;
   return body;
 }
 

@@ -41,6 +41,27 @@ json openai_call(const std::string& id, const std::string& name, const json& arg
 
 json anthropic_tools(const json& tools) { return declarations(tools, "input_schema"); }
 
+namespace {
+// The mode of an OpenAI tool_choice ("auto", "none", "required"; "named" for {"function": {"name"}}).
+std::string choice_mode(const json& choice) { return choice.is_string() ? choice.get<std::string>() : "named"; }
+std::string choice_name(const json& choice) {
+  return choice.is_object() && choice.contains("function") ? choice["function"].value("name", "") : "";
+}
+}  // namespace
+
+json anthropic_tool_choice(const json& choice) {
+  const std::string mode = choice_mode(choice);
+  if (mode == "named") return {{"type", "tool"}, {"name", choice_name(choice)}};
+  return {{"type", mode == "required" ? "any" : mode}};
+}
+
+json gemini_tool_config(const json& choice) {
+  const std::string mode = choice_mode(choice);
+  json config = {{"mode", mode == "none" ? "NONE" : mode == "auto" ? "AUTO" : "ANY"}};
+  if (mode == "named") config["allowedFunctionNames"] = json::array({choice_name(choice)});
+  return {{"functionCallingConfig", config}};
+}
+
 json anthropic_tool_use_blocks(const json& calls) {
   json blocks = json::array();
   for (const json& c : calls)

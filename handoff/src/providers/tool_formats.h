@@ -19,6 +19,11 @@ nlohmann::json anthropic_tools(const nlohmann::json& tools);
 /// An assistant's calls as Anthropic tool_use content blocks.
 nlohmann::json anthropic_tool_use_blocks(const nlohmann::json& calls);
 
+/// OpenAI's tool_choice as Anthropic's: {"type": "auto" | "any" | "none"} or {"type": "tool", "name"}.
+nlohmann::json anthropic_tool_choice(const nlohmann::json& choice);
+/// ... and as Gemini's toolConfig: {"functionCallingConfig": {"mode": "AUTO" | "ANY" | "NONE"[, "allowedFunctionNames"]}}.
+nlohmann::json gemini_tool_config(const nlohmann::json& choice);
+
 /// Gemini "tools": [{"functionDeclarations": [{"name", "description", "parameters"}]}].
 nlohmann::json gemini_tools(const nlohmann::json& tools);
 /// An assistant's calls as Gemini functionCall parts.

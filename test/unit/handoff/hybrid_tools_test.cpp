@@ -1,5 +1,5 @@
 // Tools on a hand-off (issue 31, acceptance 3): a fake OpenAI, Anthropic and Gemini server each gets the request's
-// tools and the conversation's earlier call and tool result in its own API's form, and answers with a call in its
+// tools, its tool_choice and the conversation's earlier call and tool result in its own API's form, and answers with a call in its
 // own form, which comes back in OpenAI's tool_calls shape with finish_reason "tool_calls".
 #include <gtest/gtest.h>
 
@@ -15,6 +15,7 @@ using nlohmann::json;
 
 const json kTools = json::parse(R"([{"type": "function", "function": {"name": "get_weather", "description": "Weather",
     "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}])");
+const json kChoice = json::parse(R"({"type": "function", "function": {"name": "get_weather"}})");
 // A turn after an earlier call and its result.
 const json kConversation = json::parse(R"([
   {"role": "user", "content": "Weather in Oslo?"},
@@ -39,6 +40,7 @@ TEST(HybridTools, ToolsOutCallsBackForEachProvider) {
            "usage": {"prompt_tokens": 9, "completion_tokens": 4}})"),
        [](const json& body) {
          EXPECT_EQ(body["tools"], kTools);
+         EXPECT_EQ(body["tool_choice"], kChoice);
          EXPECT_EQ(body["messages"][1]["tool_calls"], kConversation[1]["tool_calls"]);
          EXPECT_EQ(body["messages"][2]["role"], "tool");
          EXPECT_EQ(body["messages"][2]["tool_call_id"], "call_7");
@@ -51,6 +53,7 @@ TEST(HybridTools, ToolsOutCallsBackForEachProvider) {
          EXPECT_EQ(body["tools"][0]["name"], "get_weather");
          EXPECT_EQ(body["tools"][0]["description"], "Weather");
          EXPECT_EQ(body["tools"][0]["input_schema"], kTools[0]["function"]["parameters"]);
+         EXPECT_EQ(body["tool_choice"], json::parse(R"({"type": "tool", "name": "get_weather"})"));
          EXPECT_EQ(body["messages"][1]["content"][0],
                    json::parse(R"({"type": "tool_use", "id": "call_7", "name": "get_weather", "input": {"city": "Oslo"}})"));
          EXPECT_EQ(body["messages"][2],
@@ -64,6 +67,8 @@ TEST(HybridTools, ToolsOutCallsBackForEachProvider) {
        [](const json& body) {
          EXPECT_EQ(body["tools"][0]["functionDeclarations"][0]["name"], "get_weather");
          EXPECT_EQ(body["tools"][0]["functionDeclarations"][0]["parameters"], kTools[0]["function"]["parameters"]);
+         EXPECT_EQ(body["toolConfig"], json::parse(R"({"functionCallingConfig": {"mode": "ANY",
+                                                       "allowedFunctionNames": ["get_weather"]}})"));
          EXPECT_EQ(body["contents"][1],
                    json::parse(R"({"role": "model", "parts": [{"functionCall": {"name": "get_weather",
                                    "args": {"city": "Oslo"}}}]})"));
@@ -84,6 +89,7 @@ TEST(HybridTools, ToolsOutCallsBackForEachProvider) {
     HybridHooks hooks;
     hooks.env = fake_env({{"SAGUARO_CLOUD_API_KEY", kFakeKey}, {"HOME", dir.path()}});
     hooks.tools = kTools;
+    hooks.tool_choice = kChoice;
     const json r = hybrid_complete_json(kConversation, options, [] { return LocalAnswer{"", 0.1}; }, hooks);
     ASSERT_EQ(r["cloud_handoff"], true) << r.dump();
     EXPECT_EQ(r["finish_reason"], "tool_calls");

@@ -25,7 +25,8 @@ struct ChatRequest {
   std::string model;
   std::vector<Message> messages;  // already privacy-filtered
   long long max_tokens = 1024;
-  nlohmann::json tools;  // OpenAI tools (null: none), sent in the provider's own form
+  nlohmann::json tools;        // OpenAI tools (null: none), sent in the provider's own form
+  nlohmann::json tool_choice;  // OpenAI tool_choice with the tools (null: the provider's default, "auto")
 };
 
 struct ProviderRequest {
