@@ -164,7 +164,11 @@ bool gemma4_call(const std::string& body, size_t index, ParsedToolCall* out, std
   Json args;
   if (!reader.object(&args)) return fail(err, index, "the arguments do not parse: " + reader.why);
   if (reader.p != body.size()) return fail(err, index, "text after the arguments: " + body.substr(reader.p));
-  *out = {body.substr(0, brace), args.dump()};
+  try {
+    *out = {body.substr(0, brace), args.dump()};
+  } catch (const nlohmann::json::exception&) {  // a key or string that is not UTF-8 (JSON text must be)
+    return fail(err, index, "the arguments are not valid UTF-8");
+  }
   return true;
 }
 

@@ -9,6 +9,7 @@
 #include "saguaro/json_schema_mask.h"
 #include "saguaro/tool_calls.h"
 #include "saguaro/tool_request.h"
+#include "test_util.h"
 #include "tool_answer.h"
 
 namespace saguaro {
@@ -90,12 +91,27 @@ TEST(ToolCalls, BadCallsAreOneLineEach) {
       {ToolCallSyntax::kGemma4, {"<|tool_call>call:f{a:oops}<tool_call|>", "\"oops\" is not a value"}},
       {ToolCallSyntax::kGemma4, {"<|tool_call>call:f{a:1}x<tool_call|>", "text after the arguments: x"}},
       {ToolCallSyntax::kGemma4, {"<|tool_call>call:{a:1}<tool_call|>", "expected call:NAME{...}"}},
+      {ToolCallSyntax::kGemma4, {"<|tool_call>call:f{a:<|\"|>\xee\x65<|\"|>}<tool_call|>", "the arguments are not valid UTF-8"}},
+      {ToolCallSyntax::kHermes, {"<tool_call>{\"name\": \"f\", \"arguments\": {\"a\": \"\xee\x65\"}}</tool_call>", "not a JSON object"}},
   };
   for (const auto& [syntax, c] : bad) {
     const Read r = read(syntax, c.first);
     EXPECT_FALSE(r.ok) << c.first;
     EXPECT_NE(r.err.find(c.second), std::string::npos) << r.err;
     EXPECT_EQ(r.err.find('\n'), std::string::npos) << r.err;
+  }
+}
+
+// Every input fuzz_tool_calls found (test/fuzz/regressions/fuzz_tool_calls/) is read or refused with a reason.
+TEST(ToolCalls, FuzzRegressionsAreRefusedCleanly) {
+  const std::string dir = std::string(SAGUARO_SOURCE_ROOT) + "/test/fuzz/regressions/fuzz_tool_calls";
+  for (const char* name : {"gemma4-non-utf8-value"}) {
+    const std::string bytes = test::read_file(dir + "/" + name);
+    ASSERT_FALSE(bytes.empty()) << name;
+    const ToolCallSyntax syntax[] = {ToolCallSyntax::kHermes, ToolCallSyntax::kLlama3, ToolCallSyntax::kGemma4};
+    const Read r = read(syntax[static_cast<unsigned char>(bytes[0]) % 3], bytes.substr(1));
+    EXPECT_FALSE(r.ok) << name;
+    EXPECT_FALSE(r.err.empty()) << name;
   }
 }
 
