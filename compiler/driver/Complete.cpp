@@ -66,10 +66,12 @@ json toolsOf(const std::string &localText) {
 
 int saguaro::runComplete(const CompleteOptions &o) {
   try {
-    json messages, options = json::object();
+    json messages, options = json::object(), responseFormat;
     std::string error;
     if (!readJsonArgument(o.messages, "--messages", messages, error) ||
-        (!o.options.empty() && !readJsonArgument(o.options, "--options", options, error))) {
+        (!o.options.empty() && !readJsonArgument(o.options, "--options", options, error)) ||
+        (!o.responseFormat.empty() &&
+         !readJsonArgument(o.responseFormat, "--response-format", responseFormat, error))) {
       llvm::errs() << "saguaro: " << error << "\n";
       return 1;
     }
@@ -77,6 +79,8 @@ int saguaro::runComplete(const CompleteOptions &o) {
       llvm::errs() << "saguaro: --messages must be a non-empty JSON array and --options a JSON object\n";
       return 1;
     }
+    if (!o.responseFormat.empty())
+      options["response_format"] = responseFormat; // the bundle program judges it (options_json: response_format)
     json local, policy;
     splitCompletionOptions(options, local, policy);
     handoff::parse_options(policy); // a bad option is the caller's error, reported before anything runs

@@ -51,6 +51,8 @@ public:
       options["tools"] = r.tools;
     if (!r.tool_choice.is_null())
       options["tool_choice"] = r.tool_choice;
+    if (!r.response_format.is_null())
+      options["response_format"] = r.response_format;
     json request = {{"messages", r.messages_json}, {"options", options}};
     std::string line = request.dump() + "\n";
     if (std::fwrite(line.data(), 1, line.size(), in) != line.size() || std::fflush(in) != 0) {

@@ -41,6 +41,12 @@ ChatCompletionRequest parse_chat_request(const std::string& text) {
     request.tools = body["tools"];
   }
   if (body.contains("tool_choice") && !body["tool_choice"].is_null()) request.tool_choice = body["tool_choice"];
+  if (body.contains("response_format") && !body["response_format"].is_null()) {
+    // Its schema is judged where it is compiled (saguaro_complete: options_json: response_format: ...).
+    if (!body["response_format"].is_object())
+      throw BadChatRequest{"response_format must be an object", "response_format"};
+    request.response_format = body["response_format"];
+  }
   if (body.contains("n") && !body["n"].is_null() && body["n"] != 1)
     throw BadChatRequest{"only n = 1 is supported", "n"};
   if (body.contains("model") && !body["model"].is_string()) throw BadChatRequest{"model must be a string", "model"};

@@ -27,6 +27,7 @@
 #include <arm_neon.h>
 #endif
 
+#include "bench_json_mask.h"
 #include "huge_pages.h"
 #include "model_state.h"
 #include "process_stats.h"
@@ -39,6 +40,7 @@ namespace saguaro {
 namespace {
 
 constexpr int32_t kDecodeTokens = 64;
+constexpr int32_t kJsonMaskTokens = 512;  // tokens of constrained generation the mask is timed over
 constexpr uint64_t kBandwidthBytes = 512ull << 20;  // far larger than any last-level cache
 constexpr int kMaxRuns = 5, kMinRuns = 3;
 constexpr double kBudgetSeconds = 5.0, kHardBudgetSeconds = 20.0;
@@ -440,6 +442,7 @@ int run_bench(const std::string& bundle, const std::string& out_path, int32_t th
     efficiencies.push_back((static_cast<double>(bytes) + kv_bytes) / reference_bytes);
     weight_efficiencies.push_back(static_cast<double>(bytes) / reference_bytes);
   }
+  const JsonMaskCost mask = measure_json_mask(kGemmaVocab, kJsonMaskTokens);
   nlohmann::json out = {{"model", spec.name},
                         {"threads", model->threads()},
                         {"prompt_tokens", prompt_tokens},
@@ -462,7 +465,13 @@ int run_bench(const std::string& bundle, const std::string& out_path, int32_t th
                         {"mac_peak_gops", mac_peak},
                         {"mac_isa", isa},
                         {"decode_efficiency", median(efficiencies)},
-                        {"decode_weight_efficiency", median(weight_efficiencies)}};
+                        {"decode_weight_efficiency", median(weight_efficiencies)},
+                        {"decode_ms_per_token", 1e3 / decode_tps},
+                        {"json_mask_vocab", mask.vocab},
+                        {"json_mask_tokens", mask.tokens},
+                        {"json_mask_ms_per_token", mask.mean_ms},
+                        {"json_mask_max_ms", mask.max_ms},
+                        {"json_mask_trie_build_ms", mask.trie_build_ms}};
   std::ofstream f(out_path);
   f << out.dump(2) << "\n";
   if (!f) return fail(out_path + ": cannot write");

@@ -394,7 +394,12 @@ int complete(saguaro_model* model, const char* messages_json, const char* option
   if (!parse_messages(*model, messages_json, &req, &err) || !parse_options(*model, options_json, &req, &err) ||
       !render_prompt(*model, &req, &err) || !encode_images(*model->engine, &req, &err))
     return fail(err, out_json, out_size);
-  if (req.format && !model->vocab) model->vocab = saguaro::TokenTrie::of_engine(*model->engine);
+  if (req.format && !model->vocab) {
+    std::vector<std::string> pieces;
+    std::vector<int32_t> stops;
+    model->engine->vocabulary(&pieces, &stops);
+    model->vocab = std::make_shared<const saguaro::TokenTrie>(pieces, std::move(stops));
+  }
   req.vocab = model->vocab;
   PieceSink emit;
   if (cb) emit = [cb, user](const std::string& piece, uint32_t id) { cb(piece.c_str(), id, user); };

@@ -4,12 +4,9 @@
 
 #include <algorithm>
 #include <cstring>
-#include <limits>
 
 namespace saguaro {
 namespace {
-
-constexpr int64_t kNever = std::numeric_limits<int64_t>::max() / 4;
 
 enum Phase : uint8_t {
   kStart,       // a value of `node` (possibly kAnyOf) not begun
@@ -322,16 +319,13 @@ bool JsonMatcher::finished(const JsonParseState& s) const {
   return !s.ends.empty();
 }
 
-bool JsonMatcher::plain_invariant(const JsonParseState& s) const {
-  if (s.ends.empty()) return false;
-  uint32_t begin = 0;
-  for (uint32_t end : s.ends) {
-    if (end == begin) return false;
-    const JsonFrame& f = s.frames[end - 1];
-    const JsonNode& n = g_.nodes[f.node];
-    if (f.phase != kStr || f.pending != 0 || n.max_len >= 0 || f.a < n.min_len) return false;
-    begin = end;
-  }
+bool JsonMatcher::inside_string(const JsonParseState& s, int64_t* room, int64_t* need) const {
+  if (s.ends.size() != 1 || s.ends[0] == 0) return false;
+  const JsonFrame& f = s.frames[s.ends[0] - 1];
+  const JsonNode& n = g_.nodes[f.node];
+  if (f.phase != kStr || f.pending != 0) return false;
+  *room = n.max_len < 0 ? -1 : n.max_len - f.a;
+  *need = std::max(n.min_len - f.a, 0);
   return true;
 }
 
@@ -341,10 +335,10 @@ int64_t JsonMatcher::frame_cost(const JsonFrame& f) const {
   // Required properties from i on, each with the comma before it when `after_value`, then '}'.
   auto rest_of_object = [&](int32_t i, bool after_value) {
     const int64_t k = n.required_count_from[i];
-    return n.required_bytes_from[i] + (after_value ? k : std::max<int64_t>(k - 1, 0)) + 1;
+    return add_bytes(n.required_bytes_from[i], (after_value ? k : std::max<int64_t>(k - 1, 0)) + 1);
   };
   const bool declared = !n.props.empty();
-  const int64_t item = n.kind == JsonNodeKind::kArray ? min_of(n.items) + 1 : 0;  // an item and its separator
+  const int64_t item = n.kind == JsonNodeKind::kArray ? add_bytes(min_of(n.items), 1) : 0;  // and its separator
   switch (f.phase) {
     case kStart:
     case kFresh:
@@ -352,24 +346,24 @@ int64_t JsonMatcher::frame_cost(const JsonFrame& f) const {
     case kObjOpen:
       return declared ? rest_of_object(0, false) : 1;
     case kObjKey: {
-      if (!declared) return 2 + 1 + min_of(n.additional) + 1;
+      if (!declared) return add_bytes(min_of(n.additional), 4);
       if (n.required_count_from[f.a] > 0) return rest_of_object(f.a, false);
-      int64_t best = kNever;
+      int64_t best = kNoValueBytes;
       for (size_t j = f.a; j < n.props.size(); ++j)
-        best = std::min(best, min_of(n.props[j].key) + 1 + min_of(n.props[j].value));
-      return best + 1;
+        best = std::min(best, add_bytes(min_of(n.props[j].key) + 1, min_of(n.props[j].value)));
+      return add_bytes(best, 1);
     }
     case kObjColon:
-      if (f.b < 0) return 1 + min_of(n.additional) + 1;
-      return 1 + min_of(n.props[f.b].value) + rest_of_object(f.b + 1, true);
+      if (f.b < 0) return add_bytes(min_of(n.additional), 2);
+      return add_bytes(min_of(n.props[f.b].value) + 1, rest_of_object(f.b + 1, true));
     case kObjNext:
       return declared ? rest_of_object(f.a, true) : 1;
     case kArrOpen:
-      return n.min_items == 0 ? 1 : n.min_items * item;
+      return n.min_items == 0 ? 1 : times_bytes(n.min_items, item);
     case kArrItem:
-      return std::max(n.min_items - f.a, 1) * item;
+      return times_bytes(std::max(n.min_items - f.a, 1), item);
     case kArrNext:
-      return std::max(n.min_items - f.a, 0) * item + 1;
+      return add_bytes(times_bytes(std::max(n.min_items - f.a, 0), item), 1);
     case kStr:
     case kStrEscape:
     case kStrHex: {
@@ -379,21 +373,21 @@ int64_t JsonMatcher::frame_cost(const JsonFrame& f) const {
     case kNum:
       return num_complete(f.a) ? 0 : 1;
     case kLit: {
-      int64_t best = kNever;
+      int64_t best = kNoValueBytes;
       for (int32_t i = f.a; i < f.b; ++i)
         best = std::min<int64_t>(best, static_cast<int64_t>(n.literals[i].size()) - f.c);
       return best;
     }
   }
-  return kNever;
+  return kNoValueBytes;
 }
 
 int64_t JsonMatcher::bytes_to_complete(const JsonParseState& s) const {
-  int64_t best = kNever;
+  int64_t best = kNoValueBytes;
   uint32_t begin = 0;
   for (uint32_t end : s.ends) {
     int64_t sum = 0;
-    for (uint32_t i = begin; i < end; ++i) sum = std::min(kNever, sum + frame_cost(s.frames[i]));
+    for (uint32_t i = begin; i < end; ++i) sum = add_bytes(sum, frame_cost(s.frames[i]));
     best = std::min(best, sum);
     begin = end;
   }

@@ -46,8 +46,9 @@ class JsonMatcher {
   bool finished(const JsonParseState& s) const;
   /// The fewest bytes that complete a value (0: complete); a large number when none does.
   int64_t bytes_to_complete(const JsonParseState& s) const;
-  /// Every printable ASCII byte but '"' and '\\' leaves `s` as it is (inside unbounded strings).
-  bool plain_invariant(const JsonParseState& s) const;
+  /// When `s` is one reading inside a string, between characters: true, and how many more code points it may
+  /// take (*room, -1: any) and must take (*need). Each printable ASCII byte but '"' and '\\' is then one more.
+  bool inside_string(const JsonParseState& s, int64_t* room, int64_t* need) const;
 
  private:
   using Stack = std::vector<JsonFrame>;

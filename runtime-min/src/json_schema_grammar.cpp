@@ -3,7 +3,6 @@
 #include "json_schema_grammar.h"
 
 #include <algorithm>
-#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -13,8 +12,6 @@ namespace {
 
 // Ordered: properties are generated in the order the schema declares them.
 using json = nlohmann::ordered_json;
-
-constexpr int64_t kInfinite = std::numeric_limits<int64_t>::max() / 4;
 
 // Keywords that only describe a schema; they constrain nothing.
 bool is_annotation(const std::string& k) {
@@ -315,7 +312,7 @@ class Compiler {
     for (int32_t i = 0; i < count; ++i)
       if (g_.nodes[i].kind == JsonNodeKind::kAnyOf) g_.nodes[i].alts = flat[i];
     g_.self_.resize(count);
-    for (int32_t i = 0; i < count; ++i) g_.self_[i] = i, g_.nodes[i].min_bytes = kInfinite;
+    for (int32_t i = 0; i < count; ++i) g_.self_[i] = i, g_.nodes[i].min_bytes = kNoValueBytes;
     for (bool changed = true; changed;) {
       changed = false;
       for (JsonNode& n : g_.nodes) {
@@ -330,12 +327,12 @@ class Compiler {
       n.required_count_from.assign(np + 1, 0);
       for (size_t i = np; i-- > 0;) {
         const JsonProperty& p = n.props[i];
-        const int64_t cost = p.required ? g_.nodes[p.key].min_bytes + 1 + g_.nodes[p.value].min_bytes : 0;
-        n.required_bytes_from[i] = std::min(kInfinite, n.required_bytes_from[i + 1] + cost);
+        const int64_t cost = p.required ? add_bytes(g_.nodes[p.key].min_bytes + 1, g_.nodes[p.value].min_bytes) : 0;
+        n.required_bytes_from[i] = add_bytes(n.required_bytes_from[i + 1], cost);
         n.required_count_from[i] = n.required_count_from[i + 1] + (p.required ? 1 : 0);
       }
     }
-    if (g_.nodes[g_.root].min_bytes >= kInfinite)
+    if (g_.nodes[g_.root].min_bytes >= kNoValueBytes)
       return *err = "#: the schema has no finite value (a $ref cycle through required properties or items)", false;
     return true;
   }
@@ -346,28 +343,28 @@ class Compiler {
       case JsonNodeKind::kObject: {
         int64_t sum = 2, k = 0;
         for (const JsonProperty& p : n.props)
-          if (p.required) sum += of(p.key) + 1 + of(p.value), ++k;
-        return std::min(kInfinite, sum + std::max<int64_t>(k - 1, 0));
+          if (p.required) sum = add_bytes(sum, add_bytes(of(p.key) + 1, of(p.value))), ++k;
+        return add_bytes(sum, std::max<int64_t>(k - 1, 0));
       }
       case JsonNodeKind::kArray:
-        return n.min_items == 0 ? 2 : std::min(kInfinite, n.min_items * (of(n.items) + 1) + 1);
+        return n.min_items == 0 ? 2 : add_bytes(times_bytes(n.min_items, of(n.items) + 1), 1);
       case JsonNodeKind::kString:
         return n.min_len + 2;
       case JsonNodeKind::kNumber:
       case JsonNodeKind::kInteger:
         return 1;
       case JsonNodeKind::kLiterals: {
-        int64_t m = kInfinite;
+        int64_t m = kNoValueBytes;
         for (const std::string& l : n.literals) m = std::min<int64_t>(m, l.size());
         return m;
       }
       case JsonNodeKind::kAnyOf: {
-        int64_t m = kInfinite;
+        int64_t m = kNoValueBytes;
         for (int32_t a : n.alts) m = std::min(m, of(a));
         return m;
       }
     }
-    return kInfinite;
+    return kNoValueBytes;
   }
 
   const json& root_;
@@ -388,11 +385,6 @@ bool compile_json_schema(const std::string& schema_json, JsonGrammarNodes* out, 
   } catch (const std::exception& e) {
     return *err = std::string("the schema: ") + e.what(), false;
   }
-}
-
-void any_json_object(JsonGrammarNodes* out) {
-  std::string err;
-  compile_json_schema(R"({"type":"object"})", out, &err);
 }
 
 }  // namespace saguaro

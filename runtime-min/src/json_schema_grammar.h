@@ -2,11 +2,18 @@
 // text of each, which the byte matcher (json_grammar_matcher.h) walks.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
 namespace saguaro {
+
+/// Byte counts of texts that cannot be completed; sums and products of byte counts saturate at it.
+constexpr int64_t kNoValueBytes = std::numeric_limits<int64_t>::max() / 4;
+inline int64_t add_bytes(int64_t a, int64_t b) { return std::min(kNoValueBytes, a + b); }
+inline int64_t times_bytes(int64_t n, int64_t b) { return n == 0 ? 0 : b >= kNoValueBytes / n ? kNoValueBytes : n * b; }
 
 enum class JsonNodeKind : uint8_t {
   kObject,   // properties in declared order; or, with none declared, any keys whose values match `additional`
@@ -54,9 +61,7 @@ struct JsonGrammarNodes {
   std::vector<int32_t> self_;  // self_[i] == i
 };
 
-/// Compiles `schema` (parsed JSON text) into *out; false + err ("#/path: problem").
+/// Compiles `schema_json` (JSON text) into *out; false + err ("#/path: problem").
 bool compile_json_schema(const std::string& schema_json, JsonGrammarNodes* out, std::string* err);
-/// The nodes of any JSON object ({"type":"json_object"}).
-void any_json_object(JsonGrammarNodes* out);
 
 }  // namespace saguaro

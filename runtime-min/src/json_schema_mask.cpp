@@ -9,7 +9,6 @@
 #include <unordered_map>
 
 #include "json_grammar_matcher.h"
-#include "saguaro/engine.h"
 
 namespace saguaro {
 
@@ -42,11 +41,6 @@ std::shared_ptr<const JsonGrammar> JsonGrammar::from_response_format(std::string
   auto g = from_schema(schema->dump(), &e);
   if (!g) *err = "schema " + e;
   return g;
-}
-
-int32_t JsonGrammar::shortest_value_bytes() const {
-  return static_cast<int32_t>(std::min<int64_t>(nodes->nodes[nodes->root].min_bytes,
-                                                std::numeric_limits<int32_t>::max()));
 }
 
 namespace {
@@ -96,13 +90,6 @@ TokenTrie::TokenTrie(const std::vector<std::string>& pieces, std::vector<int32_t
   build_trie(nodes_, order_, pieces_, 0, 0, static_cast<uint32_t>(order_.size()), 0);
 }
 
-std::shared_ptr<const TokenTrie> TokenTrie::of_engine(const Engine& engine) {
-  std::vector<std::string> pieces;
-  std::vector<int32_t> stops;
-  engine.vocabulary(&pieces, &stops);
-  return std::make_shared<TokenTrie>(pieces, std::move(stops));
-}
-
 namespace {
 // A cached mask: the allowed tokens (one bit per id) and the largest bytes_to_complete after any of them, which
 // says whether a token budget can make the mask smaller.
@@ -143,17 +130,23 @@ struct JsonMask::Impl {
     const std::vector<TokenTrie::Node>& nodes = vocab->nodes();
     const std::vector<int32_t>& order = vocab->order();
     if (walk.size() < d + 2) walk.resize(d + 2);
-    const bool invariant = matcher.plain_invariant(walk[d]);
-    const int64_t cost_here = invariant ? matcher.bytes_to_complete(walk[d]) : 0;
+    int64_t room = 0, need = 0;
+    const bool in_string = matcher.inside_string(walk[d], &room, &need);
+    const int64_t cost_here = in_string ? matcher.bytes_to_complete(walk[d]) : 0;
     const TokenTrie::Node& node = nodes[t];
     for (uint32_t k = 0; k < node.n_children; ++k) {
       const uint32_t ci = node.first_child + k;
       const TokenTrie::Node& child = nodes[ci];
-      if (invariant && child.plain) {
-        // Inside an unbounded string every plain byte leaves the state as it is: the whole subtree is allowed.
-        if (cost_here > budget) continue;
-        for (uint32_t i = child.tok_begin; i < child.tok_end; ++i) allow(m, order[i]);
-        m->worst_after = std::max(m->worst_after, cost_here);
+      if (in_string && child.plain) {
+        // Inside a string each plain byte is one more code point: a token of the subtree fits when its remaining
+        // bytes do, and brings the completion that many bytes closer while the minimum length is not reached.
+        for (uint32_t i = child.tok_begin; i < child.tok_end; ++i) {
+          const int64_t bytes = static_cast<int64_t>(vocab->piece(order[i]).size() - d);
+          const int64_t after = cost_here - std::min(bytes, need);
+          if ((room >= 0 && bytes > room) || after > budget) continue;
+          allow(m, order[i]);
+          m->worst_after = std::max(m->worst_after, after);
+        }
         continue;
       }
       matcher.step(walk[d], child.byte, &walk[d + 1]);
@@ -216,24 +209,6 @@ bool JsonMask::feed(std::string_view bytes) {
 
 void JsonMask::accept(int32_t token) {
   if (token >= 0 && token < impl_->vocab->vocab()) feed(impl_->vocab->piece(token));
-}
-
-std::vector<int32_t> JsonMask::allowed(int32_t tokens_left) {
-  // Each remaining byte can be its own token, so a value needing at most tokens_left - 1 more bytes after this
-  // token can still be closed.
-  const int64_t budget = static_cast<int64_t>(tokens_left) - 1;
-  const StateMask* m = &impl_->unbudgeted();
-  if (m->worst_after > budget) {
-    impl_->compute(budget, &impl_->scratch);
-    m = &impl_->scratch;
-  }
-  std::vector<int32_t> ids;
-  for (int32_t id = 0; id < impl_->vocab->vocab(); ++id)
-    if (m->bits[id >> 6] >> (id & 63) & 1) ids.push_back(id);
-  if (complete())
-    for (int32_t id : impl_->vocab->stop_ids()) ids.push_back(id);
-  std::sort(ids.begin(), ids.end());
-  return ids;
 }
 
 bool JsonMask::mask(float* logits, int32_t vocab, int32_t tokens_left, std::string* err) {

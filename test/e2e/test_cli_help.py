@@ -25,7 +25,7 @@ COMMANDS = {
     "features audio": ["--mel", "--config", "--pad-30s", "--pcm-only", "--mask", "-o"],
     "features image": ["--decode-only", "--resized-only", "--config", "--max-soft-tokens", "--positions", "--pixels",
                        "-o"],
-    "complete": ["--messages", "--options", "--task"],
+    "complete": ["--messages", "--options", "--tools", "--task", "--response-format"],
     "serve": ["--port", "--host", "--model-id", "--api-key-file", "--options"],
     "auth": ["--key-file"],
     "probe collect": ["--tasks", "-o", "--max-new", "--hidden-tap"],

@@ -6,8 +6,10 @@
 //   std::string err;
 //   auto grammar = saguaro::JsonGrammar::from_response_format(R"({"type":"json_object"})", &err);
 //   // or JsonGrammar::from_schema(R"({"type":"object","properties":{...},"required":[...]})", &err)
-//   if (!grammar) fail(err);  // err names the problem: "unsupported keyword \"pattern\" at #/properties/x"
-//   auto vocab = saguaro::TokenTrie::of_engine(engine);   // once per vocabulary; share it between requests
+//   if (!grammar) fail(err);  // err names the problem: "schema #/properties/x: unsupported keyword \"pattern\""
+//   std::vector<std::string> pieces;  std::vector<int32_t> stops;
+//   engine.vocabulary(&pieces, &stops);                     // once per model; share the trie between requests
+//   auto vocab = std::make_shared<const saguaro::TokenTrie>(pieces, stops);
 //   saguaro::JsonMask mask(grammar, vocab);               // one per generation (holds the parse state, mask cache)
 //   saguaro::GenerateConfig cfg;  cfg.constraint = &mask;  // Engine::generate then samples only allowed tokens
 //   engine.generate(prompt, cfg, on_text, &stats, &err);   // ends when the JSON value is complete
@@ -28,7 +30,6 @@
 
 namespace saguaro {
 
-class Engine;
 struct JsonGrammarNodes;  // the compiled schema (json_schema_grammar.h)
 
 /// A JSON Schema compiled to the byte grammar of the compact JSON texts it generates (no insignificant
@@ -40,8 +41,6 @@ class JsonGrammar {
   /// Compiles an OpenAI response_format: {"type":"json_object"}, {"type":"json_schema","json_schema":{"schema":
   /// S}} (or {"type":"json_schema","schema":S}); null + err. {"type":"text"} is no constraint: null, err empty.
   static std::shared_ptr<const JsonGrammar> from_response_format(std::string_view format_json, std::string* err);
-  /// Bytes of the shortest value the grammar accepts.
-  int32_t shortest_value_bytes() const;
 
   std::shared_ptr<const JsonGrammarNodes> nodes;
 };
@@ -51,9 +50,8 @@ class TokenTrie {
  public:
   /// `pieces[id]`: the bytes token id stands for ("" for tokens never generated inside a value: specials);
   /// `stop_ids`: the tokens that end generation (allowed once the value is complete).
+  /// An engine's: Engine::vocabulary(&pieces, &stop_ids).
   TokenTrie(const std::vector<std::string>& pieces, std::vector<int32_t> stop_ids);
-  /// The engine's vocabulary (Engine::vocabulary).
-  static std::shared_ptr<const TokenTrie> of_engine(const Engine& engine);
 
   struct Node {
     uint32_t first_child = 0, n_children = 0;  // children: nodes_[first_child ...), by byte
@@ -91,8 +89,6 @@ class JsonMask : public TokenConstraint {
   bool complete() const;
   /// Feeds bytes directly (tests); false when the grammar rejects them (the state is then unchanged).
   bool feed(std::string_view bytes);
-  /// The ids mask() would allow with `tokens_left` tokens to go (tests, the bench).
-  std::vector<int32_t> allowed(int32_t tokens_left);
 
  private:
   struct Impl;

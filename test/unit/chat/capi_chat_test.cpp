@@ -91,9 +91,10 @@ TEST(CApiChat, ToolsInTheOptions) {
   EXPECT_EQ(r["response"], "a");
   EXPECT_FALSE(json::parse(buf).contains("tool_calls"));
   const std::pair<saguaro_model_t, std::pair<std::string, std::string>> bad[] = {
-      // The fake vocabulary has no token that writes '{' (its bytes are <0xNN> tokens), so the mask has none.
+      // The forced call's JSON needs more tokens than the fake model's 32 positions leave after the prompt: the
+      // mask says so (under tool_choice, which asked for it).
       {model, {"{" + tools + R"(,"tool_choice":"required","temperature":0})",
-               "options_json: tool_choice: no token of the vocabulary continues the JSON value"}},
+               "options_json: tool_choice: 17 tokens left cannot complete the JSON value"}},
       {model, {"{" + tools + R"(,"tool_choice":"required","response_format":{"type":"json_object"}})",
                "options_json: a \"response_format\" and a tool_choice that forces a call exclude each other"}},
       {model, {R"({"tools":[{"type":"function","function":{}}]})",

@@ -49,6 +49,42 @@ TEST_F(EngineTest, GreedyGenerationStopsAtBos) {
   EXPECT_EQ(st.positions, 5);
 }
 
+// Allows only `token`, `limit` times, then is finished; records the budgets it was given.
+struct OnlyToken : TokenConstraint {
+  int32_t token = -1, limit = 0, accepted = 0;
+  std::vector<int32_t> budgets;
+  bool mask(float* logits, int32_t vocab, int32_t tokens_left, std::string* err) override {
+    budgets.push_back(tokens_left);
+    if (token < 0) return *err = "no token", false;
+    for (int32_t i = 0; i < vocab; ++i)
+      if (i != token) logits[i] = -1e30f;
+    return true;
+  }
+  void accept(int32_t t) override { accepted += t == token; }
+  bool finished() const override { return accepted >= limit; }
+};
+
+TEST_F(EngineTest, ConstraintMasksEveryStepAndEndsGeneration) {
+  std::vector<std::string> pieces;
+  std::vector<int32_t> stops;
+  engine_->vocabulary(&pieces, &stops);
+  OnlyToken only;
+  while (only.token + 1 < static_cast<int32_t>(pieces.size()) && pieces[++only.token] != "b") {
+  }
+  ASSERT_EQ(pieces[only.token], "b");
+  EXPECT_FALSE(stops.empty());
+  only.limit = 3;
+  GenerateConfig cfg = greedy();
+  cfg.echo_prompt = false, cfg.temperature = 1, cfg.max_new_tokens = 10, cfg.constraint = &only;
+  EXPECT_EQ(run("a", cfg), "bbb");
+  EXPECT_EQ(only.budgets, (std::vector<int32_t>{10, 9, 8}));
+  OnlyToken none;  // a constraint that allows nothing fails the generation with its message
+  cfg.constraint = &none;
+  std::string err;
+  EXPECT_FALSE(engine_->generate("a", cfg, [](std::string_view, int32_t) { return true; }, nullptr, &err));
+  EXPECT_EQ(err, "no token");
+}
+
 // tokenizer.stop_ids (generation_config.json's eos_token_id) end generation besides the tokenizer's own stop token;
 // a malformed list is refused at open, naming the metadata.
 TEST(EngineStopIds, GenerationEndsAtAStopId) {

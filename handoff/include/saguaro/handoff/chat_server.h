@@ -23,6 +23,7 @@ struct GenerationRequest {
   double temperature = 1.0;
   nlohmann::json tools;        // OpenAI tools, as sent (null: none)
   nlohmann::json tool_choice;  // null: the default ("auto" with tools)
+  nlohmann::json response_format;  // the request's "response_format" object (docs/structured-output.md); null: none
 };
 
 struct GenerationResult {
