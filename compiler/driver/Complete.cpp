@@ -15,6 +15,7 @@
 #include "saguaro/handoff/error.h"
 #include "saguaro/handoff/hybrid_complete.h"
 #include "saguaro/handoff/options.h"
+#include "saguaro/chat_messages.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
@@ -30,6 +31,36 @@ bool writeFile(const std::string &path, const std::string &text) {
   std::ofstream out(path);
   out << text;
   return static_cast<bool>(out);
+}
+
+/// The local options' JSON text with the tool list of `--tools FILE` as "tools", its keys in the file's order (the
+/// prompt prints each tool as written, and `json` would sort them); false + a one-line error naming the file.
+bool withToolsFile(const json &local, const std::string &file, std::string &text, std::string &error) {
+  text = local.dump();
+  if (file.empty())
+    return true;
+  if (local.contains("tools"))
+    return error = "--tools and --options' \"tools\" are both given", false;
+  std::ifstream in(file);
+  if (!in)
+    return error = file + ": cannot read", false;
+  std::string body((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<std::string> tools;
+  if (!saguaro::parse_chat_tools(body, &tools, &error))
+    return error = file + ": " + error, false;
+  std::string list = "[";
+  for (const std::string &tool : tools)
+    list += (list.size() > 1 ? "," : "") + tool;
+  text.insert(1, "\"tools\":" + list + "]" + (local.empty() ? "" : ","));
+  return true;
+}
+
+/// The tools a hand-off sends to the cloud: the local options' tools, unless tool_choice is "none" (null: none).
+json toolsOf(const std::string &localText) {
+  const json local = json::parse(localText);
+  if (!local.contains("tools") || local.value("tool_choice", json(nullptr)) == "none")
+    return nullptr;
+  return local["tools"];
 }
 } // namespace
 
@@ -55,6 +86,11 @@ int saguaro::runComplete(const CompleteOptions &o) {
     handoff::parse_options(policy); // a bad option is the caller's error, reported before anything runs
     // The policy is applied here, once: a bundle compiled with --handoff must not also hand off by itself.
     local["auto_handoff"] = false;
+    std::string localText;
+    if (!withToolsFile(local, o.tools, localText, error)) {
+      llvm::errs() << "saguaro: " << error << "\n";
+      return 1;
+    }
 
     auto exe = buildBundle(o.bundle);
     if (!exe) {
@@ -70,7 +106,7 @@ int saguaro::runComplete(const CompleteOptions &o) {
     auto cleanup = llvm::make_scope_exit([&] { llvm::sys::fs::remove_directories(dir); });
     std::string msgs = dir + "/messages.json", opts = dir + "/options.json", out = dir + "/response.json",
                 log = dir + "/log.txt", blob = o.bundle + "/weights.sgw";
-    if (!writeFile(msgs, messages.dump()) || !writeFile(opts, local.dump())) {
+    if (!writeFile(msgs, messages.dump()) || !writeFile(opts, localText)) {
       llvm::errs() << "saguaro: " << dir << ": cannot write\n";
       return 1;
     }
@@ -98,6 +134,8 @@ int saguaro::runComplete(const CompleteOptions &o) {
     };
     handoff::HybridHooks hooks;
     hooks.task_tag = o.task;
+    hooks.tools = toolsOf(localText);
+    hooks.tool_choice = json::parse(localText).value("tool_choice", json(nullptr));
     json hybrid = handoff::hybrid_complete_json(messages, policy, generateLocal, hooks);
     std::cout << handoff::with_local_statistics(localResponse, hybrid).dump(2) << "\n";
     return 0;

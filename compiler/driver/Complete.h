@@ -10,6 +10,7 @@ struct CompleteOptions {
   std::string bundle;   // a built or buildable bundle directory
   std::string messages; // OpenAI-style messages: JSON text or a file
   std::string options;  // generation and handoff options (docs/handoff.md): JSON text or a file; may be empty
+  std::string tools;    // a file of OpenAI tools (a JSON array); may be empty
   std::string task;     // task tag selecting a route of options.routes
   std::string responseFormat; // options' "response_format" (docs/structured-output.md): JSON text or a file
   std::string threads = "0";

@@ -94,6 +94,9 @@ handoff::GenerationResult resultOf(const json &local, const std::string &text, l
   result.prompt_tokens = local.value("prefill_tokens", 0);
   result.completion_tokens = local.value("decode_tokens", 0);
   result.finish_reason = result.completion_tokens >= maxTokens ? "length" : "stop";
+  // With tools the bundle program says why it stopped, and which calls the answer makes.
+  result.finish_reason = local.value("finish_reason", result.finish_reason);
+  result.tool_calls = local.value("tool_calls", json(nullptr));
   return result;
 }
 } // namespace
@@ -107,12 +110,16 @@ int saguaro::runServe(const ServeOptions &o) {
     const handoff::HandoffOptions &handoffOptions = o.options.handoff;
     if (hybrid)
       local["auto_handoff"] = false;
-    // A request's options: the server's, under the request's max_tokens, temperature and response_format.
+    // A request's options: the server's, under the request's max_tokens, temperature, tools, tool_choice and
+    // response_format.
     auto optionsOf = [&](const handoff::GenerationRequest &r) {
       json options = local;
       options["max_tokens"] = r.max_tokens, options["temperature"] = r.temperature;
-      if (!r.response_format.is_null())
-        options["response_format"] = r.response_format;
+      const std::pair<const char *, const json *> fields[] = {
+          {"tools", &r.tools}, {"tool_choice", &r.tool_choice}, {"response_format", &r.response_format}};
+      for (const auto &[key, value] : fields)
+        if (!value->is_null())
+          options[key] = *value;
       return options;
     };
     auto exe = buildBundle(o.bundle);
@@ -135,11 +142,18 @@ int saguaro::runServe(const ServeOptions &o) {
         answer = process.respond(r.messages_json, optionsOf(r), [](const std::string &) { return true; });
         return localAnswerOf(answer);
       };
-      json h = handoff::hybrid_complete(r.messages, handoffOptions, generateLocal);
+      handoff::HybridHooks hooks;
+      hooks.tools = r.tool_choice == "none" ? json(nullptr) : r.tools;
+      hooks.tool_choice = r.tool_choice;
+      json h = handoff::hybrid_complete(r.messages, handoffOptions, generateLocal, hooks);
       handoff::GenerationResult result = resultOf(answer, h.value("response", ""), r.max_tokens);
       if (h.value("cloud_handoff", false) && h.contains("cloud_tokens")) {
         result.completion_tokens = h["cloud_tokens"].value("completion", 0LL);
         result.finish_reason = "stop";
+      }
+      if (h.value("cloud_handoff", false)) { // the cloud's answer replaces the local one, calls included
+        result.tool_calls = h.value("tool_calls", json(nullptr));
+        result.finish_reason = h.value("finish_reason", result.finish_reason);
       }
       result.extra = {{"cloud_handoff", h["cloud_handoff"]},
                       {"confidence", h["confidence"]},

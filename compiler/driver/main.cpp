@@ -503,6 +503,7 @@ int cmdComplete(const Args &a) {
   o.bundle = *bundle;
   o.messages = a.value("--messages");
   o.options = a.value("--options", o.options);
+  o.tools = a.value("--tools", o.tools);
   o.task = a.value("--task", o.task);
   o.responseFormat = a.value("--response-format");
   o.threads = a.value("--threads", o.threads);
@@ -729,6 +730,7 @@ std::vector<cli::Command> commands() {
        "answer chat messages locally, then apply the cloud handoff policy (docs/handoff.md)",
        join({{{"--messages", "JSON_OR_FILE", "the chat messages (required)"},
               {"--options", "JSON_OR_FILE", "generation options and the handoff policy"},
+              {"--tools", "FILE", "OpenAI tools (a JSON array) the answer may call (\"tool_calls\")"},
               {"--task", "TAG", "selects a route of the policy's routes"},
               {"--response-format", "JSON_OR_FILE", "constrain the answer: {\"type\": \"json_schema\", ...} "
                                                     "(docs/structured-output.md)"}},

@@ -35,6 +35,12 @@ ChatCompletionRequest parse_chat_request(const std::string& text) {
     }
     request.temperature = body["temperature"].get<double>();
   }
+  // The local model checks the tools against its chat template (a 400 naming the problem when it cannot take them).
+  if (body.contains("tools") && !body["tools"].is_null()) {
+    if (!body["tools"].is_array()) throw BadChatRequest{"tools must be an array", "tools"};
+    request.tools = body["tools"];
+  }
+  if (body.contains("tool_choice") && !body["tool_choice"].is_null()) request.tool_choice = body["tool_choice"];
   if (body.contains("response_format") && !body["response_format"].is_null()) {
     // Its schema is judged where it is compiled (saguaro_complete: options_json: response_format: ...).
     if (!body["response_format"].is_object())

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <memory>
 #include <thread>
+#include <vector>
 
 #include <httplib.h>
 #include <nlohmann/json.hpp>
@@ -40,6 +41,23 @@ bool bearer_matches(const std::string& header, const std::string& key) {
 
 long long unix_seconds() {
   return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+bool has_calls(const GenerationResult& r) { return r.tool_calls.is_array() && !r.tool_calls.empty(); }
+
+// OpenAI streams a call as deltas of one tool_calls entry by its index: the first with the id, type and name (and
+// empty arguments), the next with the arguments text. The arguments go out whole: they are read after generation.
+std::vector<json> tool_call_deltas(const json& calls) {
+  std::vector<json> deltas;
+  for (size_t i = 0; i < calls.size(); ++i) {
+    const json& call = calls[i];
+    deltas.push_back({{"tool_calls", json::array({{{"index", i}, {"id", call["id"]}, {"type", "function"},
+                                                   {"function", {{"name", call["function"]["name"]},
+                                                                 {"arguments", ""}}}}})}});
+    deltas.push_back({{"tool_calls", json::array({{{"index", i},
+                                                   {"function", {{"arguments", call["function"]["arguments"]}}}}})}});
+  }
+  return deltas;
 }
 
 json usage_json(const GenerationResult& r) {
@@ -134,6 +152,10 @@ struct ChatServer::Impl {
       return send_error(res, 400, e.what(), "invalid_request_error", "messages");
     }
     json message = {{"role", "assistant"}, {"content", result.text}};
+    if (has_calls(result)) {
+      message["tool_calls"] = result.tool_calls;
+      if (result.text.empty()) message["content"] = nullptr;  // as OpenAI answers a call without text
+    }
     json choice = {{"index", 0}, {"message", message}, {"finish_reason", result.finish_reason}};
     json response = {{"id", new_completion_id()}, {"object", "chat.completion"}, {"created", unix_seconds()},
                      {"model", model_id}, {"choices", json::array({choice})}, {"usage", usage_json(result)}};
@@ -141,8 +163,9 @@ struct ChatServer::Impl {
     res.set_content(response.dump(), "application/json");
   }
 
-  // Server-sent events in OpenAI's chunk format: a role delta, content deltas, a finish chunk, an optional usage
-  // chunk, then [DONE]. The generator runs inside the content provider so each piece goes out as it is made.
+  // Server-sent events in OpenAI's chunk format: a role delta, content deltas, tool_calls deltas, a finish chunk, an
+  // optional usage chunk, then [DONE]. The generator runs inside the content provider so each piece goes out as it
+  // is made.
   void stream_completion(GenerationRequest request, bool include_usage, std::shared_ptr<Admission> admission,
                          httplib::Response& res) {
     const std::string id = new_completion_id();
@@ -173,6 +196,8 @@ struct ChatServer::Impl {
             return true;
           }
           if (!client_alive) return false;
+          if (has_calls(result))
+            for (const json& delta : tool_call_deltas(result.tool_calls)) send(chunk(id, ts, delta, nullptr));
           json finish = chunk(id, ts, json::object(), result.finish_reason);
           if (!result.extra.is_null()) finish["saguaro"] = result.extra;
           send(finish);

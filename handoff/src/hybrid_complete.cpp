@@ -72,6 +72,7 @@ void append_line_private(const std::string& path, const std::string& line) {
 struct CloudOutcome {
   bool ok = false;
   std::string text;
+  json tool_calls = json::array();
   std::string error;
   long long prompt_tokens = 0;
   long long completion_tokens = 0;
@@ -118,6 +119,7 @@ CloudOutcome ask_cloud(const CloudTarget& target, const ChatRequest& chat, const
     } else {
       out.ok = true;
       out.text = reply.text;
+      out.tool_calls = reply.tool_calls;
       out.usage_reported = reply.prompt_tokens && reply.completion_tokens;
       out.prompt_tokens = reply.prompt_tokens.value_or(0);
       out.completion_tokens = reply.completion_tokens.value_or(0);
@@ -170,7 +172,8 @@ json hybrid_complete(const std::vector<Message>& messages, const HandoffOptions&
       const CloudTarget& target = *decision.target;
       result["provider"] = provider_name(target.provider);
       result["model"] = target.model;
-      const ChatRequest chat{target.model, filtered.messages, options.max_cloud_tokens};
+      const ChatRequest chat{target.model, filtered.messages, options.max_cloud_tokens, hooks.tools,
+                             hooks.tools.is_null() ? json() : hooks.tool_choice};
       if (decision.dry_run) {
         json record = dry_run_record(target, chat);
         if (!options.dry_run_path.empty()) append_line_private(options.dry_run_path, record.dump() + "\n");
@@ -188,6 +191,10 @@ json hybrid_complete(const std::vector<Message>& messages, const HandoffOptions&
         } else {
           result["response"] = cloud.text;
           result["cloud_handoff"] = true;
+          if (!hooks.tools.is_null()) {
+            result["tool_calls"] = cloud.tool_calls;
+            result["finish_reason"] = cloud.tool_calls.empty() ? "stop" : "tool_calls";
+          }
           result["cloud_tokens"] = {{"prompt", cloud.prompt_tokens},
                                     {"completion", cloud.completion_tokens},
                                     {"total", cloud.prompt_tokens + cloud.completion_tokens},

@@ -103,8 +103,17 @@ std::vector<Message> messages_from_json(const json& messages, LocalFiles files) 
     if (!item.contains("role") || !item["role"].is_string()) throw HandoffError(at + ".role must be a string");
     Message m;
     m.role = item["role"];
-    if (m.role != "system" && m.role != "user" && m.role != "assistant") {
-      throw HandoffError(at + ".role \"" + m.role + "\" is not one of system, user, assistant");
+    if (m.role != "system" && m.role != "user" && m.role != "assistant" && m.role != "tool") {
+      throw HandoffError(at + ".role \"" + m.role + "\" is not one of system, user, assistant, tool");
+    }
+    if (item.contains("tool_calls") && !item["tool_calls"].is_null()) {
+      if (m.role != "assistant" || !item["tool_calls"].is_array())
+        throw HandoffError(at + ".tool_calls must be an array, on an assistant message");
+      m.tool_calls = item["tool_calls"];
+    }
+    if (m.role == "tool" && item.contains("tool_call_id")) {
+      if (!item["tool_call_id"].is_string()) throw HandoffError(at + ".tool_call_id must be a string");
+      m.tool_call_id = item["tool_call_id"];
     }
     if (item.contains("images")) {  // Cactus: image files that go before the content
       if (!item["images"].is_array()) throw HandoffError(at + ".images must be an array of file paths");
@@ -122,14 +131,15 @@ std::vector<Message> messages_from_json(const json& messages, LocalFiles files) 
         m.attachments.push_back(audio_file_attachment(item["audio"][k], where, files));
       }
     }
-    if (!item.contains("content")) throw HandoffError(at + ".content is missing");
-    const json& content = item["content"];
+    const bool calls = !m.tool_calls.is_null();
+    if (!item.contains("content") && !calls) throw HandoffError(at + ".content is missing");
+    const json& content = item.contains("content") ? item["content"] : json(nullptr);
     if (content.is_string()) {
       m.content = content;
     } else if (content.is_array()) {
       for (size_t k = 0; k < content.size(); ++k)
         add_part(m, content[k], at + ".content[" + std::to_string(k) + "]", files);
-    } else {
+    } else if (!(calls && content.is_null())) {  // an assistant's calls may come without text
       throw HandoffError(at + ".content must be a string or an array of parts");
     }
     out.push_back(std::move(m));
@@ -141,7 +151,8 @@ PrivacyFiltered apply_privacy_switches(const std::vector<Message>& messages, boo
   PrivacyFiltered out;
   out.messages.reserve(messages.size());
   for (const Message& m : messages) {
-    Message kept{m.role, m.content, {}};
+    Message kept = m;
+    kept.attachments.clear();
     for (const Attachment& a : m.attachments) {
       const bool allowed = a.kind == AttachmentKind::Image ? send_images : send_audio;
       if (allowed) {

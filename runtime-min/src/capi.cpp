@@ -27,6 +27,7 @@
 #include "saguaro/completion_options.h"
 #include "saguaro/engine.h"
 #include "saguaro/json_schema_mask.h"
+#include "tool_answer.h"
 
 #if SAGUARO_WITH_HANDOFF
 #include "saguaro/handoff/hybrid_complete.h"
@@ -49,6 +50,7 @@ thread_local std::string g_last_error;
 struct Request {
   json messages;  // the parsed messages_json
   std::string prompt;
+  saguaro::ChatRequest parsed;               // the messages read
   std::vector<saguaro::ImageSource> images;  // the messages' images, in prompt order
   int32_t max_soft_tokens = 0;               // per image; 0: the compiled budget
   std::vector<saguaro::AudioSource> audio;   // the messages' audio clips, in prompt order
@@ -59,6 +61,7 @@ struct Request {
   json policy = json::object();    // every option that is not the local generation's (the handoff policy's)
   std::shared_ptr<const saguaro::JsonGrammar> format;  // "response_format"; null: free text
   std::shared_ptr<const saguaro::TokenTrie> vocab;     // with `format`: the model's vocabulary trie
+  saguaro::ToolAnswer tools;       // the options' tools and tool_choice
 };
 
 // The sources of media references (ImageRef, AudioRef → ImageSource, AudioSource): a file by its path, or the
@@ -76,25 +79,29 @@ bool read_sources(const std::vector<Ref>& refs, const char* payload, std::vector
   return true;
 }
 
-// The prompt for OpenAI-style messages (saguaro/chat_messages.h): the bundle's chat template applied to them (with
-// the generation prompt), or without a template the user contents joined by newlines; their images go to r->images
-// and their clips to r->audio in prompt order, base64 payloads decoded.
+// OpenAI-style messages (saguaro/chat_messages.h) into r->parsed; their images go to r->images and their clips to
+// r->audio in prompt order, base64 payloads decoded.
 bool parse_messages(const saguaro_model& model, const char* text, Request* r, std::string* err) {
   if (!text) return *err = "messages_json is NULL", false;
-  saguaro::ChatRequest parsed;
+  saguaro::ChatRequest& parsed = r->parsed;
   if (!saguaro::parse_chat_messages(text, model.chat == nullptr, &parsed, err))
     return *err = "messages_json: " + *err, false;
   r->messages = json::parse(text);  // valid JSON: the handoff reads it again
-  if (!read_sources(parsed.images, "the data: URI's payload", &r->images, err) ||
-      !read_sources(parsed.audio, "input_audio.data", &r->audio, err))
-    return false;
+  return read_sources(parsed.images, "the data: URI's payload", &r->images, err) &&
+         read_sources(parsed.audio, "input_audio.data", &r->audio, err);
+}
+
+// The prompt: the bundle's chat template applied to the messages and the tool list (with the generation prompt, and
+// the opening of a call when tool_choice asks for one), or without a template the user contents joined by newlines.
+bool render_prompt(const saguaro_model& model, Request* r, std::string* err) {
   if (model.chat) {
     const bool tokenizer_adds_bos = model.engine->metadata("tokenizer.add_bos") == "1";
-    if (!model.chat->apply(parsed.messages, true, tokenizer_adds_bos, &r->prompt, err))
+    if (!model.chat->apply(r->parsed.messages, r->tools.prompt_tools(), true, tokenizer_adds_bos, &r->prompt, err))
       return *err = "messages_json: " + *err, false;
+    r->prompt += r->tools.forced_opening();
     return true;
   }
-  for (const saguaro::ChatMessage& m : parsed.messages) {
+  for (const saguaro::ChatMessage& m : r->parsed.messages) {
     if (!r->prompt.empty()) r->prompt.push_back('\n');
     r->prompt += m.content;
     for (const saguaro::ContentPart& p : m.parts) r->prompt += p.text;
@@ -185,11 +192,12 @@ bool check_policy_options(const json& policy, std::string* err) {
   return true;
 }
 
-bool parse_options(const char* text, Request* r, std::string* err) {
+bool parse_options(const saguaro_model& model, const char* text, Request* r, std::string* err) {
   r->cfg.max_new_tokens = 256;
   if (!text || !*text) return true;
   const json o = json::parse(text, nullptr, false);
   if (o.is_discarded() || !o.is_object()) return *err = "options_json: expected a JSON object", false;
+  if (!r->tools.init(text, model.chat.get(), err)) return false;
   for (auto it = o.begin(); it != o.end(); ++it) {
     if (saguaro::is_local_completion_option(it.key())) continue;
     if (it.key() == "stream_local") {
@@ -211,6 +219,10 @@ bool parse_options(const char* text, Request* r, std::string* err) {
   if (o.contains("response_format")) {
     r->format = saguaro::JsonGrammar::from_response_format(o["response_format"].dump(), err);
     if (!r->format && !err->empty()) return *err = "options_json: response_format: " + *err, false;
+  }
+  if (r->tools.grammar()) {
+    if (r->format) return *err = "options_json: a \"response_format\" and a tool_choice that forces a call exclude each other", false;
+    r->format = r->tools.grammar();
   }
   if (o.contains("stop")) {
     const json& s = o["stop"];
@@ -256,13 +268,17 @@ struct LocalRun {
   bool probe = false;
   bool stopped = false;  // saguaro_stop ended it
   saguaro::GenerateStats st;
+  json tool_fields = json::object();  // "tool_calls" and "finish_reason" when the request has tools
 };
 
 using PieceSink = std::function<void(const std::string& piece, uint32_t token_id)>;
 
 // Generates the answer to req.prompt, cut at the first stop string; every piece of text goes to `emit` as soon as
-// it is final (a stop string is never emitted).
-bool run_local(saguaro::Engine& engine, const Request& req, const PieceSink& emit, LocalRun* out, std::string* err) {
+// it is final (a stop string is never emitted; with tools, neither is a call). With tools, out->text is the content
+// outside the answer's calls and out->tool_fields has the calls.
+bool run_local(saguaro::Engine& engine, Request& req, const PieceSink& tool_free_emit, LocalRun* out,
+               std::string* err) {
+  const PieceSink emit = req.tools.filter(tool_free_emit);
   std::string& text = out->text;
   auto on_text = [&](std::string_view t, int32_t id) {
     const size_t before = text.size();
@@ -296,8 +312,13 @@ bool run_local(saguaro::Engine& engine, const Request& req, const PieceSink& emi
   // A prompt too long for the context, or whose placeholders and images differ in number, is the request's problem.
   if (!ok && (err->rfind("prompt has ", 0) == 0 || err->rfind("the prompt has ", 0) == 0))
     *err = "messages_json: " + *err;
-  if (!ok && err->rfind("response_format: ", 0) == 0) *err = "options_json: " + *err;
+  if (!ok && err->rfind("response_format: ", 0) == 0)  // the constraint is tool_choice's when it forces a call
+    *err = "options_json: " + (req.tools.grammar() ? "tool_choice: " + err->substr(17) : *err);
   if (!ok) return false;
+  const int32_t max = req.cfg.max_new_tokens;
+  const char* finish_reason = max >= 0 && out->st.generated_tokens >= max ? "length" : "stop";
+  // A reply saguaro_stop cut short may end inside a call: it is returned as it is.
+  if (!out->stopped && !req.tools.finish(text, finish_reason, &text, &out->tool_fields, err)) return false;
   if (out->probe && out->st.p_wrong >= 0) out->confidence = 1.0 - out->st.p_wrong;
   if (!out->probe && entropy_tokens > 0) out->confidence = std::exp(-entropy_sum / entropy_tokens);
   return true;
@@ -333,7 +354,7 @@ int respond(const json& resp, char* out_json, size_t out_size) {
   return n;
 }
 
-// The local answer as the response (no handoff); "stopped" when saguaro_stop ended it.
+// The local answer as the response (no handoff); "stopped" when saguaro_stop ended it, and with tools its calls.
 json local_response(const LocalRun& local) {
   json resp = local_statistics(local);
   resp.update(json{{"success", true},
@@ -342,12 +363,13 @@ json local_response(const LocalRun& local) {
                    {"cloud_handoff", false},
                    {"confidence", local.confidence}});
   if (local.stopped) resp["stopped"] = true;
+  resp.update(local.tool_fields);
   return resp;
 }
 
 #if !SAGUARO_WITH_HANDOFF
 // A bundle without the handoff: the local answer, streamed as it is generated.
-int complete_local(saguaro_model* model, const Request& req, char* out_json, size_t out_size, const PieceSink& emit) {
+int complete_local(saguaro_model* model, Request& req, char* out_json, size_t out_size, const PieceSink& emit) {
   LocalRun local;
   std::string err;
   if (!run_local(*model->engine, req, emit, &local, &err)) return fail(err, out_json, out_size);
@@ -368,7 +390,7 @@ struct LocalStopped {};
 // The hybrid answer: the local answer, its confidence to the policy, the cloud when the policy says so. By default
 // the local pieces are held back until the policy kept the local answer (an app never shows text that is then
 // replaced); with "stream_local" they go out as they are generated, and a handoff's text follows as its own piece.
-int complete_hybrid(saguaro_model* model, const Request& req, char* out_json, size_t out_size,
+int complete_hybrid(saguaro_model* model, Request& req, char* out_json, size_t out_size,
                     const PieceSink& emit) {
   std::vector<std::pair<std::string, uint32_t>> held;
   PieceSink hold = [&](const std::string& piece, uint32_t id) { held.emplace_back(piece, id); };
@@ -383,6 +405,8 @@ int complete_hybrid(saguaro_model* model, const Request& req, char* out_json, si
   };
   // on_text gets the final text but not whether it is the cloud's; the pieces go out below, from cloud_handoff.
   saguaro::handoff::HybridHooks hooks;
+  hooks.tools = req.tools.cloud_tools();
+  hooks.tool_choice = req.tools.tool_choice();
   json resp;
   try {
     resp = saguaro::handoff::hybrid_complete_json(req.messages, req.policy, generate_local, hooks);
@@ -393,6 +417,7 @@ int complete_hybrid(saguaro_model* model, const Request& req, char* out_json, si
       for (const auto& [piece, id] : held) emit(piece, id);
     return respond(local_response(local), out_json, out_size);
   }
+  if (!resp.value("cloud_handoff", false)) resp.update(local.tool_fields);
   if (emit && resp.value("cloud_handoff", false)) {
     emit(resp["response"].get<std::string>(), kCloudPieceId);
   } else if (emit && !req.stream_local) {
@@ -407,8 +432,9 @@ int complete(saguaro_model* model, const char* messages_json, const char* option
   if (!model) return fail("model is NULL", out_json, out_size);
   Request req;
   std::string err;
-  if (!parse_messages(*model, messages_json, &req, &err) || !parse_options(options_json, &req, &err) ||
-      !encode_images(*model->engine, &req, &err) || !encode_audio(*model->engine, &req, &err))
+  if (!parse_messages(*model, messages_json, &req, &err) || !parse_options(*model, options_json, &req, &err) ||
+      !render_prompt(*model, &req, &err) || !encode_images(*model->engine, &req, &err) ||
+      !encode_audio(*model->engine, &req, &err))
     return fail(err, out_json, out_size);
   model->stop.store(false);  // a stop asked before this generation began is not for it
   req.stop_flag = &model->stop;

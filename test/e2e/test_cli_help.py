@@ -25,7 +25,7 @@ COMMANDS = {
     "features audio": ["--mel", "--config", "--pad-30s", "--pcm-only", "--mask", "-o"],
     "features image": ["--decode-only", "--resized-only", "--config", "--max-soft-tokens", "--positions", "--pixels",
                        "-o"],
-    "complete": ["--messages", "--options", "--task", "--response-format"],
+    "complete": ["--messages", "--options", "--tools", "--task", "--response-format"],
     "chat": ["--options", "--system", "--threads"],
     "serve": ["--port", "--host", "--model-id", "--api-key-file", "--queue", "--request-timeout", "--options"],
     "auth": ["--key-file"],

@@ -15,6 +15,18 @@ json anthropic_body(const ChatRequest& request, std::vector<std::string>* notes)
       system += m.content;
       continue;
     }
+    if (m.role == "tool") {  // a tool's result is a user turn's tool_result block
+      messages.push_back({{"role", "user"},
+                          {"content", json::array({{{"type", "tool_result"}, {"tool_use_id", m.tool_call_id},
+                                                    {"content", m.content}}})}});
+      continue;
+    }
+    if (!m.tool_calls.is_null()) {
+      json blocks = m.content.empty() ? json::array() : json::array({{{"type", "text"}, {"text", m.content}}});
+      for (const json& b : anthropic_tool_use_blocks(m.tool_calls)) blocks.push_back(b);
+      messages.push_back({{"role", "assistant"}, {"content", blocks}});
+      continue;
+    }
     if (m.attachments.empty()) {
       messages.push_back({{"role", m.role}, {"content", m.content}});
       continue;
@@ -37,6 +49,8 @@ json anthropic_body(const ChatRequest& request, std::vector<std::string>* notes)
   }
   json body = {{"model", request.model}, {"max_tokens", request.max_tokens}, {"messages", messages}};
   if (!system.empty()) body["system"] = system;
+  if (!request.tools.is_null()) body["tools"] = anthropic_tools(request.tools);
+  if (!request.tool_choice.is_null()) body["tool_choice"] = anthropic_tool_choice(request.tool_choice);
   return body;
 }
 
@@ -58,9 +72,14 @@ ProviderReply anthropic_parse(long http_status, const json& body) {
       reply.text += block["text"].get<std::string>();
       any_text = true;
     }
+    if (block.is_object() && block.value("type", "") == "tool_use" && block.contains("name") &&
+        block["name"].is_string()) {
+      reply.tool_calls.push_back(openai_call(block.value("id", ""), block["name"], block.value("input", json::object())));
+      any_text = true;  // a call is an answer
+    }
   }
   if (!any_text) {
-    reply.error = "reply has no text content block";
+    reply.error = "reply has no text or tool_use content block";
     return reply;
   }
   reply.ok = true;

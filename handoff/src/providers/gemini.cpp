@@ -14,7 +14,18 @@ json gemini_body(const ChatRequest& request, std::vector<std::string>*) {
       system_parts.push_back({{"text", m.content}});
       continue;
     }
+    if (m.role == "tool") {  // Gemini answers a call by its function's name
+      const json response = {{"name", call_name(request.messages, m.tool_call_id)}, {"response", {{"content", m.content}}}};
+      contents.push_back({{"role", "user"}, {"parts", json::array({{{"functionResponse", response}}})}});
+      continue;
+    }
     json parts = json::array();
+    if (!m.tool_calls.is_null()) {
+      if (!m.content.empty()) parts.push_back({{"text", m.content}});
+      for (const json& p : gemini_call_parts(m.tool_calls)) parts.push_back(p);
+      contents.push_back({{"role", "model"}, {"parts", parts}});
+      continue;
+    }
     for (const Attachment& a : m.attachments) {
       parts.push_back({{"inlineData", {{"mimeType", a.mime_type}, {"data", a.base64_data}}}});
     }
@@ -23,6 +34,8 @@ json gemini_body(const ChatRequest& request, std::vector<std::string>*) {
   }
   json body = {{"contents", contents}, {"generationConfig", {{"maxOutputTokens", request.max_tokens}}}};
   if (!system_parts.empty()) body["systemInstruction"] = {{"parts", system_parts}};
+  if (!request.tools.is_null()) body["tools"] = gemini_tools(request.tools);
+  if (!request.tool_choice.is_null()) body["toolConfig"] = gemini_tool_config(request.tool_choice);
   return body;
 }
 
@@ -50,10 +63,18 @@ ProviderReply gemini_parse(long http_status, const json& body) {
         reply.text += part["text"].get<std::string>();
         any_text = true;
       }
+      if (part.is_object() && part.contains("functionCall") && part["functionCall"].is_object() &&
+          part["functionCall"].contains("name") && part["functionCall"]["name"].is_string()) {
+        // Gemini's calls carry no id; the position names them.
+        const json& call = part["functionCall"];
+        reply.tool_calls.push_back(openai_call("call_gemini_" + std::to_string(reply.tool_calls.size()), call["name"],
+                                               call.value("args", json::object())));
+        any_text = true;  // a call is an answer
+      }
     }
   }
   if (!any_text) {
-    std::string why = "reply has no text in candidates[0].content.parts";
+    std::string why = "reply has no text or functionCall in candidates[0].content.parts";
     if (candidate.is_object() && candidate.contains("finishReason") && candidate["finishReason"].is_string()) {
       why += " (finishReason " + candidate["finishReason"].get<std::string>() + ")";
     }

@@ -31,8 +31,16 @@ json content_of(const Message& m, std::vector<std::string>* notes) {
 
 json openai_body(const ChatRequest& request, std::vector<std::string>* notes) {
   json messages = json::array();
-  for (const Message& m : request.messages) messages.push_back({{"role", m.role}, {"content", content_of(m, notes)}});
-  return {{"model", request.model}, {"messages", messages}, {"max_tokens", request.max_tokens}};
+  for (const Message& m : request.messages) {
+    json message = {{"role", m.role}, {"content", content_of(m, notes)}};
+    if (!m.tool_calls.is_null()) message["tool_calls"] = m.tool_calls;
+    if (m.role == "tool") message["tool_call_id"] = m.tool_call_id;
+    messages.push_back(message);
+  }
+  json body = {{"model", request.model}, {"messages", messages}, {"max_tokens", request.max_tokens}};
+  if (!request.tools.is_null()) body["tools"] = request.tools;
+  if (!request.tool_choice.is_null()) body["tool_choice"] = request.tool_choice;
+  return body;
 }
 
 ProviderReply openai_parse(long http_status, const json& body) {
@@ -46,13 +54,29 @@ ProviderReply openai_parse(long http_status, const json& body) {
     return reply;
   }
   const json& choice = body["choices"][0];
+  const bool calls = choice.is_object() && choice.contains("message") && choice["message"].is_object() &&
+                     choice["message"].contains("tool_calls") && choice["message"]["tool_calls"].is_array();
   if (!choice.is_object() || !choice.contains("message") || !choice["message"].is_object() ||
-      !choice["message"].contains("content") || !choice["message"]["content"].is_string()) {
+      !((choice["message"].contains("content") && choice["message"]["content"].is_string()) || calls)) {
     reply.error = "reply has no choices[0].message.content text";
     return reply;
   }
   reply.ok = true;
-  reply.text = choice["message"]["content"];
+  reply.text = choice["message"].value("content", json("")).is_string() ? choice["message"].value("content", "") : "";
+  if (calls) {
+    for (const json& c : choice["message"]["tool_calls"]) {
+      if (!c.is_object() || !c.contains("function") || !c["function"].is_object() ||
+          !c["function"].contains("name") || !c["function"]["name"].is_string()) {
+        reply.ok = false;
+        reply.error = "reply has a tool call without a function name";
+        return reply;
+      }
+      const json& args = c["function"].value("arguments", json("{}"));
+      reply.tool_calls.push_back({{"id", c.value("id", "")}, {"type", "function"},
+                                  {"function", {{"name", c["function"]["name"]},
+                                                {"arguments", args.is_string() ? args.get<std::string>() : args.dump()}}}});
+    }
+  }
   if (body.contains("usage")) {
     reply.prompt_tokens = token_count(body["usage"], "prompt_tokens");
     reply.completion_tokens = token_count(body["usage"], "completion_tokens");

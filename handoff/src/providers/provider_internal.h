@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "providers/tool_formats.h"
 #include "saguaro/handoff/provider.h"
 
 namespace saguaro::handoff::detail {

@@ -21,6 +21,7 @@ saguaro_model_t saguaro_init_memory(const void* data, size_t size, const char* n
 
 /* Runs a chat completion. messages_json: OpenAI-style [{"role","content"}]; options_json: NULL or an object with
  * the local generation's max_tokens, temperature, top_k, top_p, min_p, repetition_penalty, seed, stop, plus
+ * tools and tool_choice (OpenAI's; the answer's calls come back as "tool_calls", docs/runtime.md "Tools"),
  * stream_local (bool) and the cloud handoff policy's keys (docs/handoff.md). Writes the response JSON
  * (NUL-terminated) to out_json: "response", "confidence" (1 − the compiled probe's p(wrong), "confidence_source":
  * "probe", or without a probe exp(−mean token entropy), "entropy"), "cloud_handoff", "error" and statistics.

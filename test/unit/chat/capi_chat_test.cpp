@@ -66,6 +66,50 @@ TEST(CApiChat, AppliesTheBundlesTemplate) {
   saguaro_destroy(model);
 }
 
+// Tools in the options: the answer's calls (none here: the fake model answers "a") come back in OpenAI's shape;
+// a forced call that the answer does not complete, bad tools and a template without tools are one error each.
+TEST(CApiChat, ToolsInTheOptions) {
+  ChatTemplate with_tools = tiny_template();
+  with_tools.flags = ChatTemplate::kTools | ChatTemplate::kToolCalls;
+  with_tools.pieces[ChatTemplate::kCallOpen] = "<tool_call>\n{\"name\": \"";  // Qwen3's calls
+  saguaro_model_t model = saguaro_init(bundle_with_chat(with_tools.serialize()).c_str());
+  saguaro_model_t plain = saguaro_init(bundle_with_chat(tiny_template().serialize()).c_str());
+  ASSERT_TRUE(model && plain) << saguaro_last_error();
+  char buf[4096];
+  const char* msgs = R"([{"role":"user","content":"b"}])";
+  const std::string tools = R"("tools":[{"type":"function","function":{"name":"f"}}])";
+  ASSERT_GT(saguaro_complete(model, msgs, ("{" + tools + R"(,"temperature":0})").c_str(), buf, sizeof buf, nullptr,
+                             nullptr),
+            0)
+      << buf;
+  const json r = json::parse(buf);
+  EXPECT_EQ(r["tool_calls"], json::array());
+  EXPECT_EQ(r["finish_reason"], "stop");
+  // Without tools: the same answer, and neither key.
+  ASSERT_GT(saguaro_complete(model, msgs, R"({"temperature":0})", buf, sizeof buf, nullptr, nullptr), 0) << buf;
+  EXPECT_EQ(json::parse(buf)["response"], "a");
+  EXPECT_EQ(r["response"], "a");
+  EXPECT_FALSE(json::parse(buf).contains("tool_calls"));
+  const std::pair<saguaro_model_t, std::pair<std::string, std::string>> bad[] = {
+      // The forced call's JSON needs more tokens than the fake model's 32 positions leave after the prompt: the
+      // mask says so (under tool_choice, which asked for it).
+      {model, {"{" + tools + R"(,"tool_choice":"required","temperature":0})",
+               "options_json: tool_choice: 17 tokens left cannot complete the JSON value"}},
+      {model, {"{" + tools + R"(,"tool_choice":"required","response_format":{"type":"json_object"}})",
+               "options_json: a \"response_format\" and a tool_choice that forces a call exclude each other"}},
+      {model, {R"({"tools":[{"type":"function","function":{}}]})",
+               "options_json: \"tools\": tools[0]: \"function\" needs a string \"name\""}},
+      {model, {R"({"tools":"f"})", "options_json: \"tools\": tools: expected a JSON array"}},
+      {plain, {"{" + tools + "}", "options_json: \"tools\": the model's chat template cannot express tools"}},
+  };
+  for (const auto& [m, c] : bad) {
+    EXPECT_EQ(saguaro_complete(m, msgs, c.first.c_str(), buf, sizeof buf, nullptr, nullptr), -1) << c.first;
+    EXPECT_EQ(std::string(saguaro_last_error()).rfind(c.second, 0), 0u) << saguaro_last_error();
+  }
+  saguaro_destroy(model);
+  saguaro_destroy(plain);
+}
+
 TEST(CApiChat, DamagedTemplateIsRefusedAtInit) {
   const std::string dir = bundle_with_chat({'n', 'o', 'p', 'e'});
   EXPECT_EQ(saguaro_init(dir.c_str()), nullptr);

@@ -3,9 +3,12 @@
 // clear message. Whole-template equality with Python jinja2 is test/e2e/test_chat_render.py.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "ChatCompiler.h"
 #include "saguaro/chat_messages.h"
 #include "saguaro/chat_template.h"
+#include "saguaro/tool_calls.h"
 #include "test_util.h"
 
 namespace saguaro {
@@ -193,6 +196,44 @@ TEST(ChatTools, RefusalsNameTheProblem) {
   refused(llama, {user}, {"[1]"}, "tools[0]: a tool must be a JSON object");
   refused(compiled("qwen3.jinja"), {user, {"assistant", "", {}, {{"now", "[1"}}}}, {}, "message 1, tool call 0");
   refused(llama, {{"developer", "d", {}}}, {}, "unsupported role 'developer'");
+}
+
+// What each template renders for an assistant's calls is read back as those calls, in the syntax the template's
+// pieces say (the model reads and writes calls as its template shows them).
+TEST(ChatTools, RenderedCallsReadBack) {
+  struct Case {
+    const char* file;
+    const char* bos;
+    ToolCallSyntax syntax;
+    const char* turn_end;  // the end-of-turn token, which ends generation and is not part of the answer
+    const char* marker;    // where the assistant's answer starts in the rendered text
+  };
+  const Case cases[] = {{"qwen3.jinja", "", ToolCallSyntax::kHermes, "<|im_end|>", "<tool_call>"},
+                        {"llama3.jinja", "<|begin_of_text|>", ToolCallSyntax::kLlama3, "<|eot_id|>", "{\"name\""},
+                        {"gemma4-tools/chat_template.jinja", "<bos>", ToolCallSyntax::kGemma4, "<turn|>", "<|tool_call>"}};
+  const std::string args = R"({"city": "Oslo, \"NO\"", "days": 3, "opts": {"metric": true, "x": null}, "tags": ["a", 1.5]})";
+  for (const Case& c : cases) {
+    const ChatTemplate t = compiled(c.file, c.bos);
+    std::string why;
+    EXPECT_EQ(tool_call_syntax(t, &why), c.syntax) << c.file << ": " << why;
+    const std::vector<ChatMessage> msgs = {{"user", "Weather?", {}}, {"assistant", "", {}, {{"get_weather", args}}}};
+    std::string prompt, err;
+    ASSERT_TRUE(t.apply(msgs, {}, false, false, &prompt, &err)) << c.file << ": " << err;
+    const size_t from = prompt.find(c.marker);
+    ASSERT_NE(from, std::string::npos) << prompt;
+    const std::string answer = prompt.substr(from, prompt.find(c.turn_end, from) - from);
+    std::string content;
+    std::vector<ParsedToolCall> calls;
+    ASSERT_TRUE(parse_tool_calls(c.syntax, answer, &content, &calls, &err)) << c.file << ": " << err << "\n" << answer;
+    ASSERT_EQ(calls.size(), 1u) << c.file;
+    EXPECT_EQ(calls[0].name, "get_weather") << c.file;
+    // Gemma 4 prints keys sorted case-insensitively; the values are the same.
+    EXPECT_EQ(nlohmann::json::parse(calls[0].arguments), nlohmann::json::parse(args)) << c.file << ": " << answer;
+    EXPECT_EQ(content, "") << c.file;
+  }
+  std::string why;
+  EXPECT_EQ(tool_call_syntax(compiled("gemma3.jinja", "<bos>"), &why), ToolCallSyntax::kNone);
+  EXPECT_NE(why.find("cannot express tools"), std::string::npos) << why;
 }
 
 }  // namespace

@@ -257,6 +257,78 @@ TEST(ChatServer, ExtraGoesOutAsSaguaroField) {
   server.stop();
 }
 
+// Tools reach the generator as sent; its calls go out as OpenAI's API sends them: message.tool_calls with null
+// content and finish_reason "tool_calls", and in a stream tool_calls deltas that a client joins by index (as the
+// OpenAI Python SDK does) into the same calls. The next turn (the assistant's calls, the tool's result) is accepted.
+TEST(ChatServer, ToolCallsGoOutAsOpenAISendsThem) {
+  const json calls = json::parse(R"([{"id": "call_1", "type": "function", "function": {"name": "get_weather",
+      "arguments": "{\"city\":\"Oslo\"}"}}, {"id": "call_2", "type": "function", "function": {"name": "now",
+      "arguments": "{}"}}])");
+  const json tools = json::parse(R"([{"type": "function", "function": {"name": "get_weather"}},
+                                     {"type": "function", "function": {"name": "now"}}])");
+  json seen_tools, seen_choice;
+  ChatServer server("tools", [&](const GenerationRequest& r, const TokenCallback&) {
+    seen_tools = r.tools, seen_choice = r.tool_choice;
+    GenerationResult result{"", 3, 9, "tool_calls"};
+    result.tool_calls = calls;
+    return result;
+  });
+  const int port = server.bind("127.0.0.1", 0);
+  server.serve_in_background();
+  httplib::Client client("127.0.0.1", port);
+  json body = {{"messages", {{{"role", "user"}, {"content", "Weather in Oslo?"}}}}, {"tools", tools},
+               {"tool_choice", "auto"}};
+  auto res = client.Post("/v1/chat/completions", body.dump(), "application/json");
+  ASSERT_TRUE(res);
+  ASSERT_EQ(res->status, 200) << res->body;
+  EXPECT_EQ(seen_tools, tools);
+  EXPECT_EQ(seen_choice, "auto");
+  const json choice = json::parse(res->body)["choices"][0];
+  EXPECT_EQ(choice["finish_reason"], "tool_calls");
+  EXPECT_TRUE(choice["message"]["content"].is_null());
+  EXPECT_EQ(choice["message"]["tool_calls"], calls);
+
+  body["stream"] = true;
+  res = client.Post("/v1/chat/completions", body.dump(), "application/json");
+  ASSERT_TRUE(res);
+  json joined = json::array();
+  std::string finish;
+  std::istringstream lines(res->body);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("data: {", 0) != 0) continue;
+    const json chunk = json::parse(line.substr(6));
+    const json& delta = chunk["choices"][0]["delta"];
+    if (!chunk["choices"][0]["finish_reason"].is_null()) finish = chunk["choices"][0]["finish_reason"];
+    if (!delta.contains("tool_calls")) continue;
+    for (const json& d : delta["tool_calls"]) {
+      const size_t i = d["index"];
+      while (joined.size() <= i) joined.push_back({{"function", {{"name", ""}, {"arguments", ""}}}});
+      json& call = joined[i];
+      if (d.contains("id")) call["id"] = d["id"], call["type"] = d["type"];
+      if (d["function"].contains("name")) call["function"]["name"] = call["function"]["name"].get<std::string>() + d["function"]["name"].get<std::string>();
+      call["function"]["arguments"] = call["function"]["arguments"].get<std::string>() + d["function"]["arguments"].get<std::string>();
+    }
+  }
+  EXPECT_EQ(joined, calls) << res->body;
+  EXPECT_EQ(finish, "tool_calls");
+
+  // The next turn, as an OpenAI client sends it.
+  const json next = {{"messages", {{{"role", "user"}, {"content", "Weather in Oslo?"}},
+                                   {{"role", "assistant"}, {"content", nullptr}, {"tool_calls", calls}},
+                                   {{"role", "tool"}, {"tool_call_id", "call_1"}, {"content", "12 C"}},
+                                   {{"role", "tool"}, {"tool_call_id", "call_2"}, {"content", "noon"}}}},
+                     {"tools", tools}};
+  res = client.Post("/v1/chat/completions", next.dump(), "application/json");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200) << res->body;
+  res = client.Post("/v1/chat/completions", json{{"messages", body["messages"]}, {"tools", "get_weather"}}.dump(),
+                    "application/json");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 400);
+  EXPECT_EQ(json::parse(res->body)["error"]["param"], "tools");
+  server.stop();
+}
+
 // `saguaro serve --api-key-file`: without the right bearer key every route answers 401 in OpenAI's error envelope
 // (code invalid_api_key), the generator never runs, and the key is in no response.
 TEST_F(ChatServerTest, ApiKeyGuardsEveryRoute) {

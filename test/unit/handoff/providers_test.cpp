@@ -167,7 +167,7 @@ TEST(Messages, RejectsBadShapesWithTheIndex) {
   EXPECT_THROW(messages_from_json(json::object()), HandoffError);
   EXPECT_THROW(messages_from_json(json::array()), HandoffError);
   try {
-    messages_from_json(json::parse(R"([{"role":"user","content":"a"},{"role":"tool","content":"b"}])"));
+    messages_from_json(json::parse(R"([{"role":"user","content":"a"},{"role":"developer","content":"b"}])"));
     FAIL();
   } catch (const HandoffError& e) {
     EXPECT_NE(std::string(e.what()).find("messages[1].role"), std::string::npos) << e.what();

@@ -21,6 +21,8 @@ struct GenerationRequest {
   nlohmann::json messages_json;
   long long max_tokens = 256;
   double temperature = 1.0;
+  nlohmann::json tools;        // OpenAI tools, as sent (null: none)
+  nlohmann::json tool_choice;  // null: the default ("auto" with tools)
   nlohmann::json response_format;  // the request's "response_format" object (docs/structured-output.md); null: none
 };
 
@@ -28,10 +30,13 @@ struct GenerationResult {
   std::string text;
   long long prompt_tokens = 0;
   long long completion_tokens = 0;
-  std::string finish_reason = "stop";  // stop | length
+  std::string finish_reason = "stop";  // stop | length | tool_calls
   // When not null, sent as the completion's "saguaro" field (in a stream: on the finish chunk) — what OpenAI's
   // schema has no place for, such as whether a hybrid answer came from the cloud. Clients ignore unknown fields.
   nlohmann::json extra;
+  // OpenAI tool_calls ([{"id", "type": "function", "function": {"name", "arguments"}}]); null or empty: none, and
+  // then `text` is the whole answer. With calls, `text` is the content beside them (often empty).
+  nlohmann::json tool_calls;
 };
 
 // Thrown by a generator when the request itself cannot be answered (an image that does not decode, a budget above

@@ -21,6 +21,10 @@ struct LocalAnswer {
 
 struct HybridHooks {
   std::string task_tag;  // selects options.routes[task_tag] when present
+  // OpenAI tools the request offered (null: none): sent to the cloud in its provider's form; the cloud's calls come
+  // back as "tool_calls" (and "finish_reason": "tool_calls") in OpenAI's shape.
+  nlohmann::json tools;
+  nlohmann::json tool_choice;  // the request's OpenAI tool_choice (null: "auto"), sent in the provider's form
   // Receives the final answer's text (the local one, or the cloud one after a handoff). The cloud reply arrives
   // whole, so it comes as one piece.
   std::function<void(const std::string& text)> on_text;

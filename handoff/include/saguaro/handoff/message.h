@@ -19,16 +19,19 @@ struct Attachment {
 };
 
 struct Message {
-  std::string role;  // system | user | assistant
+  std::string role;  // system | user | assistant | tool
   std::string content;
   std::vector<Attachment> attachments;
+  nlohmann::json tool_calls;  // an assistant's OpenAI tool_calls, as sent (null: none)
+  std::string tool_call_id;   // a tool message: the call it answers
 };
 
 // Whether image and audio references may name files on this device: yes for the C API and `saguaro complete` (the caller's
 // own files), no for `saguaro serve` (a client must not make the server read its files).
 enum class LocalFiles { kRead, kRefuse };
 
-// Parses the OpenAI message shape: [{"role": ..., "content": "text" | [parts]}], where a part is
+// Parses the OpenAI message shape: [{"role": ..., "content": "text" | [parts]}] (an assistant's "tool_calls" kept,
+// its content then may be null; a "tool" message's "tool_call_id" kept), where a part is
 // {"type":"text","text":...}, {"type":"image_url","image_url":{"url":...}} (a data: URI, or with LocalFiles::kRead
 // a PNG or JPEG file, read into one; remote URLs are refused: saguaro/media_url.h) or
 // {"type":"input_audio","input_audio":{"data":<base64>,"format":"wav"|"mp3"}}; a message may also carry Cactus'

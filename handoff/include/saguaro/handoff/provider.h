@@ -25,6 +25,8 @@ struct ChatRequest {
   std::string model;
   std::vector<Message> messages;  // already privacy-filtered
   long long max_tokens = 1024;
+  nlohmann::json tools;        // OpenAI tools (null: none), sent in the provider's own form
+  nlohmann::json tool_choice;  // OpenAI tool_choice with the tools (null: the provider's default, "auto")
 };
 
 struct ProviderRequest {
@@ -47,6 +49,7 @@ struct ProviderReply {
   std::optional<long long> prompt_tokens;
   std::optional<long long> completion_tokens;
   std::string error;  // one line, redacted; set when !ok
+  nlohmann::json tool_calls = nlohmann::json::array();  // the reply's calls in OpenAI's shape (then text may be "")
 };
 
 // Reads a provider's reply. A non-2xx status yields the provider's own error message when the body has one.
