@@ -106,6 +106,30 @@ std::vector<float> rtn(const float* w, int64_t N, int64_t K, int bits, bool symm
   return out;
 }
 
+std::vector<float> q4_0(const float* w, int64_t N, int64_t K) {
+  check_common(w, N, K, 4, 32, "q4_0");
+  std::vector<float> out(static_cast<size_t>(N * K));
+  detail::parallel_rows(N, 64, [&](int64_t b, int64_t e) {
+    for (int64_t n = b; n < e; ++n)
+      for (int64_t k0 = 0; k0 < K; k0 += 32) {
+        const float* x = w + n * K + k0;
+        float* y = out.data() + n * K + k0;
+        const int len = static_cast<int>(std::min<int64_t>(32, K - k0));
+        float amax = 0.0f, max = 0.0f;
+        for (int j = 0; j < len; ++j)
+          if (amax < std::fabs(x[j])) amax = std::fabs(x[j]), max = x[j];
+        const float d = max / -8.0f, id = d != 0.0f ? 1.0f / d : 0.0f;
+        const float stored = kernels::cq::half_to_float(kernels::cq::float_to_half(d));
+        for (int j = 0; j < len; ++j) {
+          // llama.cpp truncates x·id + 8.5 to int8 (x·id ≥ −8, so this is round-half-up) and caps it at 15.
+          const int q = std::min(15, static_cast<int>(static_cast<int8_t>(x[j] * id + 8.5f)));
+          y[j] = static_cast<float>(q - 8) * stored;
+        }
+      }
+  });
+  return out;
+}
+
 std::string hessian_error(const std::vector<float>& hessian, int64_t K) {
   if (K < 1) return "hessian: K must be >= 1";
   if (int64_t(hessian.size()) != K * K)

@@ -50,6 +50,11 @@ double bits_per_weight(int64_t N, int64_t K, int bits);
 /// ŵ = (q-z)·s (integer zero point, as AWQ/GPTQ); a constant group is reproduced exactly. round = ties to even.
 std::vector<float> rtn(const float* w, int64_t N, int64_t K, int bits, bool symmetric, int group = 128);
 
+/// llama.cpp's Q4_0 as fake quant (quantize_row_q4_0_reference, then dequantize): per row, blocks of 32 along K (the
+/// last one may be shorter, as if zero-padded); max = the signed value of largest magnitude (the first one on ties),
+/// d = max/−8, q = min(15, trunc(x·(1/d) + 8.5)) (0 when d = 0), ŵ = (q − 8)·fp16(d). 4.5 stored bits per weight.
+std::vector<float> q4_0(const float* w, int64_t N, int64_t K);
+
 /// Empty when `hessian` is a usable K×K matrix (size, finite, symmetric within 1e-3 relative, diag >= 0).
 std::string hessian_error(const std::vector<float>& hessian, int64_t K);
 

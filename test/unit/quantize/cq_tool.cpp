@@ -3,6 +3,7 @@
 //   cq_tool quantize IN.npy BITS OUT_PREFIX   IN float32 [N][K] (C order) -> OUT_PREFIX.codes.npy (uint8
 //                                             [N][G·g·bits/8]), .norms.npy (float16 [N][G]), .codebook.npy
 //                                             (float32 [2^bits]), .codebook64.npy (float64), .deq.npy (float32 [N][K])
+//   cq_tool q4_0 IN.npy OUT.npy               llama.cpp Q4_0 fake quant of IN (float32 [N][K])
 //   cq_tool codebook G BITS OUT.npy           float64 Lloyd-Max centroids
 //   cq_tool bench N K BITS [THREADS]          quantizes a random N×K matrix, prints weights/s
 #include <chrono>
@@ -75,7 +76,7 @@ std::vector<float> read_npy_f32(const std::string& path, int64_t& N, int64_t& K)
 
 int usage() {
   std::fprintf(stderr,
-               "usage: cq_tool quantize IN.npy BITS OUT_PREFIX | codebook G BITS OUT.npy | bench N K BITS [THREADS]\n");
+               "usage: cq_tool quantize IN.npy BITS OUT_PREFIX | q4_0 IN.npy OUT.npy | codebook G BITS OUT.npy | bench N K BITS [THREADS]\n");
   return 2;
 }
 
@@ -100,6 +101,13 @@ int main(int argc, char** argv) {
       write_npy(out + ".codebook64.npy", "<f8", {int64_t(cb64.size())}, cb64.data(), cb64.size() * 8);
       const auto d = q::dequantize_cq(t, N, K);
       write_npy(out + ".deq.npy", "<f4", {N, K}, d.data(), d.size() * 4);
+      return 0;
+    }
+    if (cmd == "q4_0" && argc == 4) {
+      int64_t N = 0, K = 0;
+      const std::vector<float> w = read_npy_f32(argv[2], N, K);
+      const std::vector<float> image = q::q4_0(w.data(), N, K);
+      write_npy(argv[3], "<f4", {N, K}, image.data(), image.size() * 4);
       return 0;
     }
     if (cmd == "codebook" && argc == 5) {
