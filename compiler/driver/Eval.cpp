@@ -151,8 +151,9 @@ void accumulate(const std::vector<float> &ref, const std::vector<float> &q, int6
 
 /// Quantize-then-dequantize image of W[N][K] by `method`, and its stored bits. `hessian` (XᵀX of the
 /// matrix's input, or null) gives CQ its error feedback and GPTQ its objective; a matrix without one
-/// (an embedding table that is only gathered) gets plain CQ, and RTN under GPTQ. 16 bits is W rounded to IEEE
-/// binary16 (`compile --bits 16`), whatever the method.
+/// (an embedding table that is only gathered) gets plain CQ, and RTN under GPTQ; `q4_0` is llama.cpp's Q4_0 (a
+/// 4-bit format, whatever `bits` below 16). 16 bits is W rounded to IEEE binary16 (`compile --bits 16`), whatever the
+/// method.
 std::vector<float> fakeQuant(const std::string &method, const float *w, int64_t n, int64_t k, int bits,
                              const std::vector<float> *hessian, std::optional<float> damp, double &storedBits) {
   if (bits == 16) {
@@ -167,6 +168,10 @@ std::vector<float> fakeQuant(const std::string &method, const float *w, int64_t 
     return quant::dequantize_cq(hessian ? quant::cq_with_error_feedback(w, n, k, bits, *hessian, damp)
                                         : quant::quantize_cq(w, n, k, bits),
                                 n, k);
+  }
+  if (method == "q4_0") { // llama.cpp's format: an fp16 scale and 32 four-bit codes per block of 32
+    storedBits = static_cast<double>(n) * static_cast<double>((k + 31) / 32) * (16.0 + 4.0 * 32);
+    return quant::q4_0(w, n, k);
   }
   bool symmetric = method == "rtn-sym";
   int64_t groups = (k + 127) / 128;
@@ -420,8 +425,8 @@ llvm::Error saguaro::allocateBits(const std::string &model, const std::string &t
 
 int saguaro::runEval(const EvalOptions &o) {
   for (const std::string &m : o.methods)
-    if (m != "cq" && m != "gptq" && m != "rtn-sym" && m != "rtn-asym")
-      return fail("unknown method '" + m + "' (cq, gptq, rtn-sym, rtn-asym)");
+    if (m != "cq" && m != "gptq" && m != "rtn-sym" && m != "rtn-asym" && m != "q4_0")
+      return fail("unknown method '" + m + "' (cq, gptq, rtn-sym, rtn-asym, q4_0)");
     else if (m == "gptq" && o.calibration.empty())
       return fail("--method gptq needs --calibration FILE (its Hessians come from calibration text)");
   for (int b : o.bits)
@@ -456,7 +461,7 @@ int saguaro::runEval(const EvalOptions &o) {
   };
   std::vector<Row> results;
   for (const std::string &method : o.methods)
-    for (int bits : o.bits) {
+    for (int bits : method == "q4_0" ? std::vector<int>{4} : o.bits) { // Q4_0 has one width: one row
       Row row{method, std::to_string(bits), 0, {}};
       err = measure(c, method, [bits](const BlobEntry &) { return bits; }, row.m, row.bpw);
       if (!err.empty())

@@ -659,7 +659,7 @@ std::vector<cli::Command> commands() {
        {{"--text", "FILE", "the text scored (required)"},
         compileOption("--tokenizer"),
         {"--bits", "LIST", "bit widths, comma-separated; default 4,3,2"},
-        {"--method", "LIST", "cq, gptq, rtn-asym, rtn-sym, comma-separated; default cq,rtn-asym,rtn-sym"},
+        {"--method", "LIST", "cq, gptq, q4_0, rtn-asym, rtn-sym, comma-separated; default cq,rtn-asym,rtn-sym"},
         {"--calibration", "FILE", "text for error feedback (cq) or GPTQ (needed by gptq)"},
         compileOption("--damp"),
         {"--bpw", "B", "also a mixed-precision variant with B bits per weight on average"},

@@ -29,14 +29,18 @@ def main():
     questions = [(corpus.format_prompt(q), a) for v in corpus.generate_eval(seed=77, per_family=1).values()
                  for (q, a) in v]
     open(tasks, "w").write("".join(p.replace("\n", "\\n") + "\t" + a + "\n" for p, a in questions))
-    out = common.run([args.saguaro, "eval", model, "--text", text, "--bits", "4,3,2,16", "--method", "cq,gptq,rtn-asym",
+    out = common.run([args.saguaro, "eval", model, "--text", text, "--bits", "4,3,2,16", "--method", "cq,gptq,rtn-asym,q4_0",
                       "--calibration", calibration, "--score-after", "A:", "--bpw", "3.25", "--tasks", tasks,
                       "--json"], args)
     report = json.loads(out.stdout)
     print(json.dumps(report, indent=1))
     rows = {(r["method"], r["bits"]): r for r in report["results"]}
-    if len(rows) != 13 or report["calibrated"] is not True:
-        raise SystemExit(f"FAIL: expected 13 calibrated configurations, got {sorted(rows)}")
+    if len(rows) != 14 or report["calibrated"] is not True:
+        raise SystemExit(f"FAIL: expected 14 calibrated configurations, got {sorted(rows)}")
+    # llama.cpp's Q4_0 has one width, 4.5 stored bits per weight (its numbers: q4_0_reference_numpy_vs_cpp).
+    q4_0 = [r for (m, _), r in rows.items() if m == "q4_0"]
+    if len(q4_0) != 1 or q4_0[0]["bits"] != 4 or abs(q4_0[0]["bpw"] - 4.5) > 1e-9 or not q4_0[0]["kl"] > 0:
+        raise SystemExit(f"FAIL: the q4_0 rows: {q4_0}")
     for method in ("cq", "gptq", "rtn-asym"):
         kls = [rows[(method, b)]["kl"] for b in (16, 4, 3, 2)]
         if not kls[0] < kls[1] < kls[2] < kls[3]:
