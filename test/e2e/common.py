@@ -283,11 +283,12 @@ class FakeOpenAI:
         self.server.shutdown()
 
 
-def greedy_reference(args, command, ids, steps, stop_ids, vocab):
+def greedy_reference(args, command, ids, steps, stop_ids, vocab, tokenizer):
     """The reference's greedy continuation of the prompt `ids` (token id strings): up to `steps` ids (as strings),
     each the argmax of the last row of the logits `command` + [--tokens IDS -o OUT --write-ids EXPANDED] writes, until
     a stop id or one of the random model's ids the tokenizer lacks (>= vocab). Returns (continuation, the expanded
-    prompt's length: the positions the program prefills)."""
+    prompt's length: the positions the program prefills, the continuation's text as `saguaro tokenize TOKENIZER
+    --decode` gives it); fails the test when that text is empty, since comparing with it would prove nothing."""
     import numpy as np  # the tests that compare with a reference have it; the others need not
     prompt, expanded = os.path.join(args.work_dir, "greedy-prompt.txt"), os.path.join(args.work_dir, "greedy-ids.txt")
     logits = os.path.join(args.work_dir, "greedy-logits.npy")
@@ -300,7 +301,11 @@ def greedy_reference(args, command, ids, steps, stop_ids, vocab):
         if token in stop_ids or token >= vocab:
             break
         continuation.append(str(token))
-    return continuation, len(open(expanded).read().split()) - fed
+    text = run([args.saguaro, "tokenize", tokenizer, " ".join(continuation), "--decode"], args).stdout.decode()
+    if not text.strip():
+        raise SystemExit(f"FAIL: the reference's greedy continuation {continuation} decodes to no text; "
+                         "the check would prove nothing")
+    return continuation, len(open(expanded).read().split()) - fed, text.strip("\n")
 
 
 def check_serve_answers_and_refusals(args, model, compile_flags, good, answer, refusals, check, fields):

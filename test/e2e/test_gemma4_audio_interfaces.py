@@ -98,14 +98,9 @@ def main():
                           args).stdout.decode()
     check("the rendering holds the audio placeholder", "<|audio|>" in rendered, repr(rendered))
     ids = common.run([args.saguaro, "tokenize", model, rendered], args).stdout.decode().split()
-    continuation, positions = common.greedy_reference(
+    continuation, positions, expected = common.greedy_reference(
         args, [common.python(), reference, "logits", "--model", model, "--features", mel, "--mask", mask], ids,
-        RUN_TOKENS, STOP_IDS, TOKENIZER_VOCAB)
-    expected = common.run([args.saguaro, "tokenize", model, " ".join(continuation), "--decode"],
-                          args).stdout.decode().strip("\n")
-    if not expected.strip():
-        raise SystemExit(f"FAIL: the reference's greedy continuation {continuation} decodes to no text; "
-                         "the check would prove nothing")
+        RUN_TOKENS, STOP_IDS, TOKENIZER_VOCAB, model)
 
     proc = common.run([args.saguaro, "run", model, "-p", rendered, "--audio", clip, "-n",
                        str(positions + len(continuation)), "-t", "0", *COMPILE], args)
