@@ -33,13 +33,15 @@ using nlohmann::json;
 using namespace saguaro;
 
 namespace {
-/// The program generating a reply right now (null at the prompt): where Ctrl-C goes.
+/// The program generating a reply right now (null otherwise): where Ctrl-C goes.
 std::atomic<const BundleProcess *> gGenerating{nullptr};
+/// Waiting for the user's line (not generating, not waiting for the cloud).
+std::atomic<bool> gAtPrompt{false};
 
 void onInterrupt(int) {
   if (const BundleProcess *process = gGenerating.load())
     process->interrupt();
-  else // at the prompt the terminal has dropped the line; start a fresh one
+  else if (gAtPrompt.load()) // the terminal has dropped the line; start a fresh one
     (void)!write(STDOUT_FILENO, "\n> ", 3);
 }
 
@@ -287,7 +289,10 @@ int saguaro::runChat(const ChatOptions &o) {
           "; /help lists the commands, Ctrl-C stops a reply, Ctrl-D leaves\n");
     for (std::string line;;) {
       print("> ");
-      if (!std::getline(std::cin, line)) {
+      gAtPrompt = true;
+      const bool read = static_cast<bool>(std::getline(std::cin, line));
+      gAtPrompt = false;
+      if (!read) {
         print("\n");
         break;
       }
