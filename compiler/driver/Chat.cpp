@@ -288,8 +288,8 @@ int saguaro::runChat(const ChatOptions &o) {
     print("saguaro chat: " + o.name + (o.options.policy.empty() ? "" : " (with the hand-off policy of --options)") +
           "; /help lists the commands, Ctrl-C stops a reply, Ctrl-D leaves\n");
     for (std::string line;;) {
+      gAtPrompt = true; // before the prompt shows: a Ctrl-C typed once it is visible must find it set
       print("> ");
-      gAtPrompt = true;
       const bool read = static_cast<bool>(std::getline(std::cin, line));
       gAtPrompt = false;
       if (!read) {
