@@ -19,6 +19,29 @@ class Parser {
   }
 
  private:
+  // Real templates nest a few levels deep. Limits keep a hostile one from exhausting the stack: the parser recurses
+  // once per level of brackets, unary operators and blocks, and the evaluator and the tree's destructor once per
+  // level of the tree (a chain such as `a ~ a ~ a ...` is parsed in a loop but is as deep as it is long).
+  static constexpr int kMaxNesting = 100, kMaxTreeHeight = 1000;
+  int nesting_ = 0;
+  struct Nested {  // one level of the parser's recursion, for as long as it lasts
+    explicit Nested(Parser* p) : p(p) {
+      if (p->nesting_ == kMaxNesting) p->fail("nested more than " + std::to_string(kMaxNesting) + " levels deep");
+      ++p->nesting_;
+    }
+    ~Nested() { --p->nesting_; }
+    Parser* p;
+  };
+  // True when the tree under `e` is more than `budget` levels high (recursing at most `budget` deep).
+  static bool higher_than(const Expr& e, int budget) {
+    if (budget == 0) return true;
+    for (const ExprPtr& a : e.args)
+      if (a && higher_than(*a, budget - 1)) return true;
+    for (const auto& kw : e.kwargs)
+      if (kw.second && higher_than(*kw.second, budget - 1)) return true;
+    return false;
+  }
+
   const Token& peek(size_t ahead = 0) const { return t_[std::min(p_ + ahead, t_.size() - 1)]; }
   const Token& next() { return t_[std::min(p_++, t_.size() - 1)]; }
   bool is_op(const char* op, size_t ahead = 0) const { return peek(ahead).kind == K::Op && peek(ahead).text == op; }
@@ -99,6 +122,7 @@ class Parser {
   }
 
   void statement(const std::string& kw, int line, Body* out) {
+    const Nested level(this);
     if (kw == "if") return out->push_back(if_stmt(line));
     if (kw == "for") return out->push_back(for_stmt(line));
     if (kw == "set") return out->push_back(set_stmt(line));
@@ -191,6 +215,7 @@ class Parser {
   }
 
   ExprPtr expression() {
+    const Nested level(this);
     ExprPtr e = or_expr();
     while (accept_name("if")) {
       auto c = make(Expr::Kind::Cond, e->line);
@@ -199,6 +224,8 @@ class Parser {
       c->args.push_back(accept_name("else") ? expression() : nullptr);
       e = std::move(c);
     }
+    if (higher_than(*e, kMaxTreeHeight))
+      fail("expression more than " + std::to_string(kMaxTreeHeight) + " operations deep");
     return e;
   }
 
@@ -221,6 +248,7 @@ class Parser {
   }
   ExprPtr not_expr() {
     if (!is_name("not")) return compare();
+    const Nested level(this);
     auto u = make(Expr::Kind::Unary, next().line, "not");
     u->args.push_back(not_expr());
     return u;
@@ -272,6 +300,7 @@ class Parser {
   ExprPtr unary(bool with_filter) {
     ExprPtr e;
     if (is_op("-") || is_op("+")) {
+      const Nested level(this);
       e = make(Expr::Kind::Unary, peek().line, next().text);
       e->args.push_back(unary(false));
     } else {

@@ -159,6 +159,13 @@ bool compile_pre_tokenizer(const json& p, std::vector<uint8_t>* out, UnicodeTabl
   return true;
 }
 
+int64_t json_index(const json& v, int64_t limit) {
+  if (v.is_number_unsigned()) return v.get<uint64_t>() < static_cast<uint64_t>(limit) ? static_cast<int64_t>(v.get<uint64_t>()) : -1;
+  if (!v.is_number_integer()) return -1;
+  const int64_t i = v.get<int64_t>();
+  return i >= 0 && i < limit ? i : -1;
+}
+
 bool byte_level_to_bytes(const std::string& s, std::string* bytes) {
   static const std::map<uint32_t, uint8_t> inverse = [] {
     std::map<uint32_t, uint8_t> m;
@@ -189,10 +196,12 @@ bool TokenDecoder::add(const json& d, bool* fused, std::string* err) {
   if (type == "Fuse") return *fused = true, true;
   if (type == "Strip") {
     const std::string content = d.at("content").get<std::string>();
-    const uint32_t start = d.value("start", 0u), stop = d.value("stop", 0u);
+    const int64_t start = d.contains("start") ? json_index(d["start"], 1 << 16) : 0;
+    const int64_t stop = d.contains("stop") ? json_index(d["stop"], 1 << 16) : 0;
+    if (start < 0 || stop < 0) return *err = "malformed decoder: 'Strip' start and stop must be small integers", false;
     if (stop) return unsupported("decoder", "'Strip' with stop", err);
-    if (*fused) strip_start = start, strip_content = content;
-    else steps_.push_back({type, content, "", start});
+    if (*fused) strip_start = static_cast<uint32_t>(start), strip_content = content;
+    else steps_.push_back({type, content, "", static_cast<uint32_t>(start)});
     return true;
   }
   if (*fused) return unsupported("decoder", "'" + type + "' after Fuse", err);
@@ -262,8 +271,8 @@ bool compile_post_processor(const json& p, const std::map<std::string, int64_t>&
       }
       const std::string name = piece.at("SpecialToken").at("id").get<std::string>();
       for (const json& id : p.at("special_tokens").at(name).at("ids")) {
-        const int64_t v = id.get<int64_t>();
-        if (v < 0 || v >= (int64_t(1) << 24)) return *err = "post_processor id out of range", false;
+        const int64_t v = json_index(id, int64_t(1) << 24);
+        if (v < 0) return *err = "post_processor id out of range", false;
         (seen_text ? suffix : prefix)->push_back(static_cast<int32_t>(v));
       }
     }

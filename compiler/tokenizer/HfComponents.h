@@ -41,6 +41,10 @@ struct TokenDecoder {
 bool compile_post_processor(const nlohmann::json& p, const std::map<std::string, int64_t>& ids,
                             std::vector<int32_t>* prefix, std::vector<int32_t>* suffix, std::string* err);
 
+/// A non-negative JSON integer below `limit` (a token id, a count), or -1 for anything else. Floats are refused, not
+/// converted: nlohmann's conversion of an out-of-range float such as 1e77 is undefined behaviour.
+int64_t json_index(const nlohmann::json& v, int64_t limit);
+
 /// Maps a string of GPT-2's byte-level alphabet back to the bytes it stands for; false if a character is outside.
 bool byte_level_to_bytes(const std::string& s, std::string* bytes);
 

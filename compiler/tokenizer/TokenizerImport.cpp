@@ -112,16 +112,17 @@ bool import_hf(const std::string& json_path, std::vector<uint8_t>* bytes,
           if (model.contains(k) && !model[k].is_null()) (k[0] == 'c' ? prefix : suffix) = model[k].get<std::string>();
         if (!model.contains("vocab") || !model["vocab"].is_object()) return problem = "malformed model: no vocab object", false;
         for (auto it = model["vocab"].begin(); it != model["vocab"].end(); ++it) {
-          const int64_t id = it.value().get<int64_t>();
-          if (id < 0 || id >= (1 << 24) || !tokens.emplace(id, Token{it.key(), 0}).second)
-            return problem = "model: bad or duplicate vocab id " + std::to_string(id), false;
+          const int64_t id = json_index(it.value(), 1 << 24);
+          if (id < 0) return problem = "malformed model: vocab id of '" + it.key() + "' is not an integer in [0, 2^24)", false;
+          if (!tokens.emplace(id, Token{it.key(), 0}).second)
+            return problem = "model: duplicate vocab id " + std::to_string(id), false;
           vocab[it.key()] = all[it.key()] = id;
         }
         return true;
       }) ||
       !component("added_tokens", &problem, [&] {
         for (const json& a : field("added_tokens").is_array() ? field("added_tokens") : json::array()) {
-          const int64_t id = a.at("id").get<int64_t>();
+          const int64_t id = json_index(a.at("id"), 1 << 24);
           const std::string content = a.at("content").get<std::string>();
           if (id < 0 || id >= (1 << 24) || content.empty()) return problem = "added_tokens: bad token id or content", false;
           const bool special = a.value("special", false);
@@ -196,7 +197,7 @@ bool import_hf(const std::string& json_path, std::vector<uint8_t>* bytes,
     if (!gen.is_object()) return *err = gen_path + ": malformed JSON", false;
     const json ids = gen.contains("eos_token_id") ? gen["eos_token_id"] : json();
     for (const json& id : ids.is_array() ? ids : ids.is_null() ? json::array() : json::array({ids})) {
-      if (!id.is_number_integer() || id.get<int64_t>() < 0 || id.get<int64_t>() >= n_tokens)
+      if (json_index(id, n_tokens) < 0)
         return *err = gen_path + ": eos_token_id " + id.dump() + " is not a token id", false;
       stop_ids += (stop_ids.empty() ? "" : ",") + std::to_string(id.get<int64_t>());
     }

@@ -19,7 +19,7 @@ bool read_choice(const Json& c, ToolRequest* out, std::string* err) {
     if (s == "auto") return out->choice = ToolRequest::kAuto, true;
     if (s == "none") return out->choice = ToolRequest::kNone, true;
     if (s == "required") return out->choice = ToolRequest::kRequired, true;
-  } else if (c.is_object() && c.value("type", "") == "function" && c.contains("function") &&
+  } else if (c.is_object() && c.contains("type") && c["type"] == "function" && c.contains("function") &&
              c["function"].is_object() && c["function"].contains("name") && c["function"]["name"].is_string()) {
     out->choice = ToolRequest::kNamed;
     out->named = c["function"]["name"].get<std::string>();

@@ -201,6 +201,22 @@ TEST(ChatPieces, FuzzFindingsAreCompileErrors) {
   EXPECT_GE(seen, 2);
 }
 
+// Every tokenizer_config.json fuzz_tokenizer_config found (test/fuzz/regressions/fuzz_tokenizer_config/) is read, and
+// its template is a clean compile error.
+TEST(ChatPieces, TokenizerConfigFuzzFindingsAreCompileErrors) {
+  const std::string dir = std::string(SAGUARO_SOURCE_ROOT) + "/test/fuzz/regressions/fuzz_tokenizer_config";
+  int seen = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    std::string text, err;
+    ASSERT_TRUE(read_chat_template(entry.path().string(), &text, &err)) << entry.path() << ": " << err;
+    std::vector<uint8_t> bytes;
+    EXPECT_FALSE(compile_chat_template(text, {}, &bytes, &err)) << entry.path();
+    EXPECT_NE(err.find("chat_template line "), std::string::npos) << entry.path() << ": " << err;
+    ++seen;
+  }
+  EXPECT_GE(seen, 1);
+}
+
 TEST(ChatTensor, RoundTripAndCorruption) {
   ChatTemplate t;
   for (int k = 0; k < ChatTemplate::kNumPieces; ++k) t.pieces[k] = "p" + std::to_string(k);

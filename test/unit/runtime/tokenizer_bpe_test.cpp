@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <functional>
 #include <random>
 #include <nlohmann/json.hpp>
@@ -277,6 +278,12 @@ TEST(BpeTokenizer, RejectsUnsupportedOrMalformedComponentsByName) {
       {[](json& t) { t["model"]["merges"].push_back(7); }, "bad merge 7"},
       {[](json& t) { t["model"]["vocab"] = json::array(); }, "no vocab object"},
       {[](json& t) { t["model"]["vocab"]["q"] = "x"; }, "malformed model"},
+      // fuzz_hf_tokenizer's finding (test/fuzz/regressions/fuzz_hf_tokenizer/): a float id converted to an integer
+      {[](json& t) { t["model"]["vocab"]["q"] = 1.6e77; }, "vocab id of 'q' is not an integer in [0, 2^24)"},
+      {[](json& t) { t["model"]["vocab"]["q"] = 7.5; }, "vocab id of 'q' is not an integer"},
+      {[](json& t) { t["added_tokens"][0]["id"] = -1e300; }, "added_tokens: bad token id or content"},
+      {[](json& t) { t["decoder"] = {{"type", "Strip"}, {"content", " "}, {"start", 1e30}}; },
+       "'Strip' start and stop must be small integers"},
       {[](json& t) { t["added_tokens"][0].erase("id"); }, "malformed added_tokens"},
       {[](json& t) { t["normalizer"] = {{"type", "Replace"}}; }, "malformed normalizer"},
       {[](json& t) { t["pre_tokenizer"] = {{"type", "Sequence"}, {"pretokenizers", 3}}; }, "malformed pre_tokenizer"},
@@ -303,6 +310,24 @@ TEST(BpeTokenizer, RejectsUnsupportedOrMalformedComponentsByName) {
   EXPECT_NE(err.find("tokenizer.json: malformed tokenizer JSON"), std::string::npos) << err;
   EXPECT_FALSE(import_hf_tokenizer(dir + "/nope", &bytes, &meta, &err));
   EXPECT_NE(err.find("cannot open"), std::string::npos) << err;
+}
+
+// Every tokenizer.json fuzz_hf_tokenizer found (test/fuzz/regressions/fuzz_hf_tokenizer/) is refused in one line.
+TEST(BpeTokenizer, FuzzFindingsAreRefused) {
+  const std::string found = std::string(SAGUARO_SOURCE_ROOT) + "/test/fuzz/regressions/fuzz_hf_tokenizer";
+  int seen = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(found)) {
+    const std::string dir = test::make_temp_dir();
+    test::write_file(dir + "/tokenizer.json", test::read_file(entry.path().string()));
+    std::vector<uint8_t> bytes;
+    std::vector<std::pair<std::string, std::string>> meta;
+    std::string err;
+    EXPECT_FALSE(import_hf_tokenizer(dir, &bytes, &meta, &err)) << entry.path();
+    EXPECT_NE(err.find("tokenizer.json: "), std::string::npos) << entry.path() << ": " << err;
+    EXPECT_EQ(err.find('\n'), std::string::npos) << err;
+    ++seen;
+  }
+  EXPECT_GE(seen, 1);
 }
 
 TEST(BpeTokenizer, RejectsTruncatedOrDamagedTable) {
