@@ -7,7 +7,9 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <sstream>
+#include <tuple>
 
 #include "TableWriter.h"
 
@@ -116,7 +118,9 @@ std::string unicode_data_dir() {
   return env && *env ? env : "/usr/share/unicode";
 }
 
-bool append_unicode_tables(const UnicodeTableNeeds& needs, std::vector<uint8_t>* out, std::string* err) {
+namespace {
+
+bool build_unicode_tables(const UnicodeTableNeeds& needs, std::vector<uint8_t>* out, std::string* err) {
   Ucd u;
   const bool norm = needs.normalization || needs.compat;
   if ((needs.classes || norm) && !read_ucd(unicode_data_dir(), &u, err)) return false;
@@ -144,6 +148,27 @@ bool append_unicode_tables(const UnicodeTableNeeds& needs, std::vector<uint8_t>*
   std::sort(pairs.begin(), pairs.end());
   put_u32(out, static_cast<uint32_t>(pairs.size()));
   for (const auto& p : pairs) for (uint32_t x : p) put_u32(out, x);
+  return true;
+}
+
+}  // namespace
+
+// The tables depend only on `needs` and the UCD directory: a process importing many tokenizers (the tests, the
+// fuzzer) parses the 2 MB of UnicodeData.txt once per combination instead of once per tokenizer.
+bool append_unicode_tables(const UnicodeTableNeeds& needs, std::vector<uint8_t>* out, std::string* err) {
+  using Key = std::tuple<std::string, bool, bool, bool>;
+  static std::mutex mutex;
+  static std::map<Key, std::vector<uint8_t>> built;
+  const Key key{unicode_data_dir(), needs.classes, needs.normalization, needs.compat};
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    if (auto it = built.find(key); it != built.end()) return out->insert(out->end(), it->second.begin(), it->second.end()), true;
+  }
+  std::vector<uint8_t> tables;
+  if (!build_unicode_tables(needs, &tables, err)) return false;
+  out->insert(out->end(), tables.begin(), tables.end());
+  const std::lock_guard<std::mutex> lock(mutex);
+  built.emplace(key, std::move(tables));
   return true;
 }
 
