@@ -37,8 +37,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size >= 6 && std::memcmp(data, "\x93NUMPY", 6) == 0) return fuzz_pixels_npy(data, size);
   // Lower limits than the defaults keep each run fast; the checks are the same code.
   DecodeLimits limits;
-  limits.max_pixels = uint64_t{1} << 22;
-  limits.max_side = 8192;
+  limits.max_pixels = uint64_t{1} << 18;
+  limits.max_side = 4096;
   Rgb8 image;
   try {
     image = decode_image_memory(data, size, "fuzz", limits);
