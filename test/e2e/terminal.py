@@ -13,8 +13,12 @@ class Terminal:
 
     def __init__(self, argv, env):
         self.pid, self.fd = pty.fork()
-        if self.pid == 0:
-            os.execve(argv[0], argv, env)
+        if self.pid == 0:  # the child: becomes the program, or says why not and ends without running the parent's code
+            try:
+                os.execve(argv[0], argv, env)
+            except OSError as e:
+                os.write(2, f"cannot run {argv[0]}: {e}\n".encode())
+            os._exit(127)
         self.screen = ""   # everything shown so far, \r\n as \n
         self.seen = 0      # expect() consumed the screen up to here
 
