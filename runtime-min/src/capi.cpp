@@ -309,11 +309,11 @@ bool run_local(saguaro::Engine& engine, Request& req, const PieceSink& tool_free
   if (req.format) format = std::make_unique<saguaro::JsonMask>(req.format, req.vocab), cfg.constraint = format.get();
   const bool ok = engine.generate(req.prompt, cfg, on_text, &out->st, err);
   if (!out->probe) engine.set_step_hook(nullptr);
-  // A prompt too long for the context, or whose placeholders and images differ in number, is the request's problem.
-  if (!ok && (err->rfind("prompt has ", 0) == 0 || err->rfind("the prompt has ", 0) == 0))
-    *err = "messages_json: " + *err;
-  if (!ok && err->rfind("response_format: ", 0) == 0)  // the constraint is tool_choice's when it forces a call
-    *err = "options_json: " + (req.tools.grammar() ? "tool_choice: " + err->substr(17) : *err);
+  // The request's own problems name the argument they are in; a constraint is tool_choice's when it forces a call
+  // (the mask's errors start "response_format: ").
+  if (!ok && out->st.fault == saguaro::GenerateFault::kPrompt) *err = "messages_json: " + *err;
+  if (!ok && out->st.fault == saguaro::GenerateFault::kConstraint)
+    *err = "options_json: " + (req.tools.grammar() ? "tool_choice: " + err->substr(err->find(' ') + 1) : *err);
   if (!ok) return false;
   const int32_t max = req.cfg.max_new_tokens;
   const char* finish_reason = max >= 0 && out->st.generated_tokens >= max ? "length" : "stop";

@@ -134,22 +134,27 @@ std::unique_ptr<Engine> Engine::finish_open(std::unique_ptr<Impl> impl, std::str
 bool Engine::generate(std::string_view prompt, const GenerateConfig& cfg, const TokenCallback& on_text,
                       GenerateStats* stats, std::string* err) {
   Impl& m = *impl_;
-  if (!m.tok) return *err = "the bundle has no tokenizer (compile it with --tokenizer)", false;
+  auto fail = [stats](GenerateFault fault) {
+    if (stats) stats->fault = fault;
+    return false;
+  };
+  if (!m.tok) return *err = "the bundle has no tokenizer (compile it with --tokenizer)", fail(GenerateFault::kEngine);
   Tokenizer& tok = *m.tok;
   const double t0 = now_ms();
-  if (!tok.encode(prompt, tok.add_bos, &m.tokens, err)) return false;
+  if (!tok.encode(prompt, tok.add_bos, &m.tokens, err)) return fail(GenerateFault::kPrompt);
   ImagePrompt with_media;  // the rows the images' and clips' soft tokens fill
   const bool media = !cfg.images.empty() || !cfg.audio.empty();
   if (media) {
-    if (!expand_media_prompt(m.spec, tok.bos_id, m.tokens, cfg.images, cfg.audio, &with_media, err)) return false;
+    if (!expand_media_prompt(m.spec, tok.bos_id, m.tokens, cfg.images, cfg.audio, &with_media, err))
+      return fail(GenerateFault::kPrompt);
     m.tokens = with_media.ids;
   }
   const int32_t n = static_cast<int32_t>(m.tokens.size());
-  if (n < 1) return *err = "empty prompt and the tokenizer has no BOS token", false;
+  if (n < 1) return *err = "empty prompt and the tokenizer has no BOS token", fail(GenerateFault::kPrompt);
   if (n > m.spec.max_seq)
     return *err = "prompt has " + std::to_string(n) + " tokens, the model's max_seq is " +
                   std::to_string(m.spec.max_seq),
-           false;
+           fail(GenerateFault::kPrompt);
   const int32_t limit = (cfg.steps <= 0 || cfg.steps > m.spec.max_seq) ? m.spec.max_seq : cfg.steps;
   m.model->clear_kv();
   // The probe reads the hidden rows of the generated tokens, unless the caller taps the program itself.
@@ -210,13 +215,13 @@ bool Engine::generate(std::string_view prompt, const GenerateConfig& cfg, const 
   }
   if (!constraint_error.empty()) {
     if (probe) m.model->set_tap(nullptr, nullptr);
-    return *err = constraint_error, false;
+    return *err = constraint_error, fail(GenerateFault::kConstraint);
   }
   const std::string_view rest = m.stream->flush();
   if (!rest.empty() && go) on_text(rest, -1);
   if (probe) {
     m.model->set_tap(nullptr, nullptr);
-    if (!probe->error().empty()) return *err = probe->error(), false;
+    if (!probe->error().empty()) return *err = probe->error(), fail(GenerateFault::kEngine);
     const double t_probe = now_ms();
     if (probe->tokens() > 0) st.p_wrong = probe_p_wrong(probe->hidden().data(), probe->tokens());
     st.probe_ms = now_ms() - t_probe;

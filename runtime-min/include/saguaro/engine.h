@@ -36,6 +36,10 @@ struct GenerateConfig {
 };
 
 /// Counters and timings of one generate() call.
+/// Whose fault a failed generate() is: the request's prompt (too long for the context, placeholders and media that
+/// differ in number, text the tokenizer refuses), the request's constraint (it admits no token), or neither.
+enum class GenerateFault : uint8_t { kNone, kPrompt, kConstraint, kEngine };
+
 struct GenerateStats {
   int32_t prompt_tokens = 0;     // including BOS
   int32_t generated_tokens = 0;  // sampled tokens that were emitted
@@ -45,6 +49,7 @@ struct GenerateStats {
   double total_ms = 0;
   float p_wrong = -1;            // the compiled probe's p(the answer is wrong); -1: no probe compiled in
   double probe_ms = 0;           // time the probe took
+  GenerateFault fault = GenerateFault::kNone;  // set when generate() returns false
 };
 
 /// The memory of an open bundle: its plan (manifest.json's memory.resident_bytes and mapped_bytes) and how much of
