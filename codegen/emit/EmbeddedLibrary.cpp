@@ -84,6 +84,12 @@ add_library(saguaro_model STATIC $<TARGET_OBJECTS:saguaro_model_code> saguaro_mo
 target_include_directories(saguaro_model PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}
                                                 ${CMAKE_CURRENT_SOURCE_DIR}/saguaro/runtime-min/include)
 target_link_libraries(saguaro_model PUBLIC saguaro_kernels)
+# A model with a vision or an audio tower: that front-end is a library of its own, and its objects go in too.
+foreach(frontend saguaro_image saguaro_audio)
+  if(TARGET ${frontend})
+    target_sources(saguaro_model PRIVATE $<TARGET_OBJECTS:${frontend}>)
+  endif()
+endforeach()
 set_target_properties(saguaro_model PROPERTIES ARCHIVE_OUTPUT_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
 # .incbin finds weights.sgw in the bundle directory; a changed blob assembles weights.S again.
 set_source_files_properties(weights.S PROPERTIES COMPILE_OPTIONS "-Wa,-I${CMAKE_CURRENT_SOURCE_DIR}"

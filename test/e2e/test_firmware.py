@@ -7,6 +7,7 @@
 - examples/firmware builds against the bundle; with the bundle deleted it answers exactly what the normal bundle's
   `saguaro complete` answers for the same prompt and seed, and under strace it opens no weights, tokenizer or
   bundle file (only the dynamic libraries it links and /proc/self/status for ram_usage_mb);
+- a model with vision and audio towers builds its library too, the image and audio front-ends in it;
 - what --embed-weights cannot take is one line and exit 1, with nothing written: a model without a tokenizer,
   --handoff, a target of another architecture without CMAKE_TOOLCHAIN_FILE; compile --threads other than 0 too.
 With --aarch64 (e2e_firmware_aarch64): compile builds an aarch64-neon library with cmake/aarch64-linux-gnu.cmake, and
@@ -178,7 +179,26 @@ def main():
         raise SystemExit(f"FAIL: the firmware example answered {answer!r}, the bundle {expected!r}")
     print(f"ok: the same answer as the normal bundle's saguaro complete (seed {SEED})")
 
+    check_media_library(args)
     check_refusals(args, model)
+
+
+def check_media_library(args):
+    """A model with vision and audio towers: its library holds the image and audio front-ends (libraries of their own
+    in the bundle), so the size probe, which calls saguaro_complete, links and the readers are defined in it."""
+    model = common.random_gemma4(args, os.path.join(args.work_dir, "media"), "plain", "--conditional", "--audio",
+                                 "--vision", "clipped")
+    fixture = os.path.join(args.source_dir, "test", "fixtures", "chat_templates", "gemma4")
+    for name in ("tokenizer.json", "tokenizer_config.json", "generation_config.json", "chat_template.jinja"):
+        shutil.copy(os.path.join(fixture, name), model)  # the library links its tokenizer in
+    fw = os.path.join(args.work_dir, "fw-media")
+    common.run([args.saguaro, "compile", model, "-o", fw, "--embed-weights", "--threads", "0", "--target", "generic",
+                "--max-seq", "64"], args)
+    defined = tool(["nm", "-C", "--defined-only", os.path.join(fw, "libsaguaro_model.a")])
+    for symbol in ("saguaro::image::decode_image_memory", "saguaro::audio::LogMelStream::push"):
+        if symbol not in defined:
+            raise SystemExit(f"FAIL: the library of a model with vision and audio towers does not define {symbol}")
+    print("ok: a model with vision and audio towers builds its library, the image and audio front-ends in it")
 
 
 def main_aarch64(args):
