@@ -77,6 +77,9 @@ void add_part(Message& m, const json& part, const std::string& at, LocalFiles fi
     m.attachments.push_back(image_attachment(*url, at, files));
   } else if (type == "input_audio") {
     const json* audio = part.contains("input_audio") && part["input_audio"].is_object() ? &part["input_audio"] : nullptr;
+    // A clip streamed through the C API (saguaro_audio_*) exists as soft tokens in this process only.
+    if (audio && audio->contains("stream"))
+      throw HandoffError(at + ": a streamed clip (input_audio.stream) is on the device only and cannot be handed off");
     if (!audio || !audio->contains("data") || !(*audio)["data"].is_string() || !audio->contains("format") ||
         !(*audio)["format"].is_string()) {
       throw HandoffError(at + ": input_audio part needs string input_audio.data and input_audio.format");

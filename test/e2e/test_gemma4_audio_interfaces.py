@@ -25,7 +25,6 @@ runs the bundle's saguaro_complete) and `saguaro serve`, on a tiny random Gemma 
 import base64
 import json
 import os
-import shutil
 import struct
 import wave
 
@@ -38,7 +37,6 @@ COMPILE = ["--target", "generic", "--kv-cache", "f32", "--max-seq", "128"]
 RUN_TOKENS = 6
 STOP_IDS = {1, 6}  # the chat-template fixture's eos_token_id (generation_config.json)
 TOKENIZER_VOCAB = 225  # the fixture tokenizer's ids; the tiny models' vocabulary is 256
-FIXTURE_AUDIO_IDS = {"boa_token_id": 20, "eoa_token_index": 21, "eoa_token_id": 21, "audio_token_id": 22}
 QUESTION = "What is said?"
 LOGITS_ATOL = 1e-3
 CLIP_SAMPLES = 24000  # 1.5 s at 16 kHz
@@ -59,21 +57,10 @@ def main():
     args = common.parse_args()
     w = args.work_dir
     jfk = common.require_shared(args, "data", "audio", "jfk.wav")
-    fixture = os.path.join(args.source_dir, "test", "fixtures", "chat_templates", "gemma4")
     reference = common.reference_script(args, "gemma4_audio_reference.py")
-
-    def with_chat_files(model):
-        for name in ("tokenizer.json", "tokenizer_config.json", "generation_config.json", "chat_template.jinja"):
-            shutil.copy(os.path.join(fixture, name), model)
-        return model
-
-    model = with_chat_files(common.random_gemma4(args, os.path.join(w, "audio"), "plain", "--conditional", "--audio",
-                                                 "--seed", "6"))  # its greedy answer starts with text
-    config_path = os.path.join(model, "config.json")
-    config = json.load(open(config_path))
-    config.update(FIXTURE_AUDIO_IDS)
-    json.dump(config, open(config_path, "w"), indent=1)
-    text_only = with_chat_files(common.random_gemma4(args, os.path.join(w, "text-only"), "plain", "--conditional"))
+    model = common.chat_gemma4(args, os.path.join(w, "audio"), "--conditional", "--audio",
+                               "--seed", "6")  # its greedy answer starts with text
+    text_only = common.chat_gemma4(args, os.path.join(w, "text-only"), "--conditional")
 
     def check(what, ok, detail):
         print(f"{what}: {detail}")

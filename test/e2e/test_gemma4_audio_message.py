@@ -1,0 +1,174 @@
+"""Issue 30: a clip streamed through the C API and then named by a message of saguaro_complete ({"type":
+"input_audio", "input_audio": {"stream": ID}}, ID from saguaro_audio_id) answers as the same clip sent as
+input_audio data: same response, prompt and answer lengths, and the same confidence (the answer's mean token entropy,
+so the logits agree too). Tiny random Gemma 4 with an audio tower and the Gemma 4 chat template fixture
+(common.chat_gemma4), its bundle's libsaguaro.so through ctypes; the clip is the first 1.5 s of
+../shared/data/audio/jfk.wav, pushed as 16-bit samples in pieces of 1600. Another clip (the next 1.5 s) streamed and
+named must answer differently, so the clip does reach the answer.
+
+Each bad reference: -1 and one line "messages_json: messages[0].content[0]: ..." from saguaro_last_error: an id never
+given, a stream not ended, one ended without soft tokens, a destroyed one, one of another model (a second
+saguaro_init of the same bundle), a model without an audio tower (a text-only bundle), and an id that is not a
+positive integer.
+"""
+import base64
+import ctypes
+import io
+import json
+import os
+import wave
+
+import numpy as np
+
+import common
+
+COMPILE = ["--target", "generic", "--kv-cache", "f32", "--max-seq", "128"]
+GREEDY = json.dumps({"max_tokens": 8, "temperature": 0})
+QUESTION = "What is said?"
+CLIP_SAMPLES = 24000  # 1.5 s at 16 kHz
+PIECE = 1600  # samples per push
+SAME = ("response", "prefill_tokens", "decode_tokens", "confidence")  # what must agree between the two forms
+
+
+class Library:
+    """A bundle's libsaguaro.so: its C API with ctypes signatures."""
+
+    def __init__(self, path):
+        lib = self.lib = ctypes.CDLL(path)
+        lib.saguaro_init.restype = ctypes.c_void_p
+        lib.saguaro_init.argtypes = [ctypes.c_char_p]
+        lib.saguaro_last_error.restype = ctypes.c_char_p
+        lib.saguaro_complete.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
+                                         ctypes.c_size_t, ctypes.c_void_p, ctypes.c_void_p]
+        lib.saguaro_audio_begin.restype = ctypes.c_void_p
+        lib.saguaro_audio_begin.argtypes = [ctypes.c_void_p]
+        lib.saguaro_audio_push_int16.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_int16), ctypes.c_size_t]
+        lib.saguaro_audio_end.argtypes = [ctypes.c_void_p]
+        lib.saguaro_audio_id.restype = ctypes.c_long
+        lib.saguaro_audio_id.argtypes = [ctypes.c_void_p]
+        lib.saguaro_audio_destroy.argtypes = [ctypes.c_void_p]
+
+    def error(self):
+        return self.lib.saguaro_last_error().decode()
+
+    def init(self, bundle):
+        model = self.lib.saguaro_init(bundle.encode())
+        if not model:
+            raise SystemExit(f"FAIL: saguaro_init({bundle}): {self.error()}")
+        return model
+
+    def complete(self, model, messages):
+        """(return value, parsed response or None, last error) of a greedy saguaro_complete."""
+        out = ctypes.create_string_buffer(1 << 16)
+        n = self.lib.saguaro_complete(model, json.dumps(messages).encode(), GREEDY.encode(), out, len(out), None,
+                                      None)
+        return n, json.loads(out.value) if n >= 0 else None, self.error()
+
+    def stream(self, model, samples, end=True):
+        """A stream of `model` with the int16 `samples` pushed PIECE at a time, ended when `end`; its handle."""
+        audio = self.lib.saguaro_audio_begin(model)
+        if not audio:
+            raise SystemExit(f"FAIL: saguaro_audio_begin: {self.error()}")
+        for at in range(0, len(samples), PIECE):
+            piece = np.ascontiguousarray(samples[at:at + PIECE])
+            if self.lib.saguaro_audio_push_int16(audio, piece.ctypes.data_as(ctypes.POINTER(ctypes.c_int16)),
+                                                 len(piece)) != 0:
+                raise SystemExit(f"FAIL: saguaro_audio_push_int16: {self.error()}")
+        if end and len(samples) and self.lib.saguaro_audio_end(audio) < 0:
+            raise SystemExit(f"FAIL: saguaro_audio_end: {self.error()}")
+        return audio
+
+
+def wav_base64(samples):
+    """`samples` (int16, 16 kHz mono) as a WAV file's bytes in base64."""
+    buffer = io.BytesIO()
+    with wave.open(buffer, "wb") as f:
+        f.setnchannels(1)
+        f.setsampwidth(2)
+        f.setframerate(16000)
+        f.writeframes(samples.astype("<i2").tobytes())
+    return base64.b64encode(buffer.getvalue()).decode()
+
+
+def question(audio_part):
+    return [{"role": "user", "content": [{"type": "input_audio", "input_audio": audio_part},
+                                         {"type": "text", "text": QUESTION}]}]
+
+
+def main():
+    args = common.parse_args()
+    w = args.work_dir
+    jfk = common.require_shared(args, "data", "audio", "jfk.wav")
+    with wave.open(jfk, "rb") as f:
+        pcm = np.frombuffer(f.readframes(2 * CLIP_SAMPLES), dtype="<i2")
+    clip, other_clip = pcm[:CLIP_SAMPLES], pcm[CLIP_SAMPLES:]
+
+    def bundle(name, *extra):
+        model = common.chat_gemma4(args, os.path.join(w, name), "--conditional", *extra)
+        common.build_bundle(args, model, os.path.join(w, name + "-bundle"), COMPILE)
+        return os.path.join(w, name + "-bundle")
+
+    audio_bundle = bundle("audio", "--audio", "--seed", "6")
+    lib = Library(os.path.join(audio_bundle, "build", "libsaguaro.so"))
+    model = lib.init(audio_bundle)
+
+    def check(what, ok, detail):
+        print(f"{what}: {detail}")
+        if not ok:
+            raise SystemExit(f"FAIL: {what}")
+
+    n, as_data, err = lib.complete(model, question({"data": wav_base64(clip), "format": "wav"}))
+    check("the clip as input_audio data", n >= 0, err or as_data["response"])
+    audio = lib.stream(model, clip)
+    stream_id = lib.lib.saguaro_audio_id(audio)
+    n, as_stream, err = lib.complete(model, question({"stream": stream_id}))
+    check(f"the clip streamed, named as stream {stream_id}", n >= 0, err or as_stream["response"])
+    common.check_response_schema(as_stream, "the streamed clip's response")
+    for key in SAME:
+        check(f"  {key}", as_stream[key] == as_data[key], f"{as_stream[key]!r} streamed, {as_data[key]!r} as data")
+    n, again, err = lib.complete(model, question({"stream": stream_id}))  # a stream may be named again
+    check("the same stream named again", n >= 0 and all(again[k] == as_stream[k] for k in SAME), err or "same answer")
+    lib.lib.saguaro_audio_destroy(audio)
+
+    other = lib.stream(model, other_clip)
+    n, other_answer, err = lib.complete(model, question({"stream": lib.lib.saguaro_audio_id(other)}))
+    check("another clip streamed", n >= 0 and any(other_answer[k] != as_stream[k] for k in SAME),
+          err or f"{other_answer['response']!r}, confidence {other_answer['confidence']}")
+    lib.lib.saguaro_audio_destroy(other)
+
+    def refused(what, library, on, audio_part, expect):
+        n, _, said = library.complete(on, question(audio_part))
+        check(f"refused: {what}", n == -1 and said == "messages_json: messages[0].content[0]: " + expect, said)
+
+    refused("an id never given", lib, model, {"stream": 1000000},
+            "audio stream 1000000 was never begun (saguaro_audio_id gives a stream's id)")
+    for bad in ("1", 0, 1.5):
+        refused(f"stream {bad!r}", lib, model, {"stream": bad},
+                "input_audio.stream must be a stream id (a positive integer) and the only key")
+    open_stream = lib.stream(model, clip, end=False)
+    sid = lib.lib.saguaro_audio_id(open_stream)
+    refused("a stream not ended", lib, model, {"stream": sid},
+            f"audio stream {sid} has not ended (saguaro_audio_end computes its soft tokens)")
+    lib.lib.saguaro_audio_destroy(open_stream)
+    refused("a destroyed stream", lib, model, {"stream": sid}, f"audio stream {sid} was destroyed")
+    empty = lib.stream(model, clip[:0], end=False)
+    lib.lib.saguaro_audio_end(empty)  # fails: no samples
+    sid = lib.lib.saguaro_audio_id(empty)
+    refused("a stream ended without soft tokens", lib, model, {"stream": sid},
+            f"audio stream {sid} ended without soft tokens")
+    lib.lib.saguaro_audio_destroy(empty)
+    second = lib.init(audio_bundle)
+    theirs = lib.stream(second, clip)
+    sid = lib.lib.saguaro_audio_id(theirs)
+    refused("a stream of another model", lib, model, {"stream": sid}, f"audio stream {sid} belongs to another model")
+    lib.lib.saguaro_audio_destroy(theirs)
+
+    text_bundle = bundle("text-only")
+    text_lib = Library(os.path.join(text_bundle, "build", "libsaguaro.so"))
+    refused("a model without an audio tower", text_lib, text_lib.init(text_bundle), {"stream": 1},
+            "the model has no audio tower")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
