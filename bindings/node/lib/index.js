@@ -21,10 +21,16 @@ function complete(model, messages, options = null, onToken = null) {
   return model.complete(messages, options, onToken);
 }
 
+/** model.stop(): ends the running call after its current token; its response has `stopped: true`. */
+function stop(model) {
+  if (!(model instanceof Model)) throw new TypeError('stop: model is what saguaro.init returned');
+  model.stop();
+}
+
 /** model.destroy(): releases the model once its running and queued calls have ended; later calls reject. */
 function destroy(model) {
   if (!(model instanceof Model)) return Promise.reject(new TypeError('destroy: model is what saguaro.init returned'));
   return model.destroy();
 }
 
-module.exports = { Model, SaguaroError, complete, destroy, init };
+module.exports = { Model, SaguaroError, complete, destroy, init, stop };

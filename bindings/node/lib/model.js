@@ -58,6 +58,7 @@ class Model {
   #turn = Promise.resolve(); // settles when the last call queued so far has ended
   #destroyed = false;
   #released = null;
+  #pending = 0; // calls made and not yet ended
 
   /** Opens a bundle directory (saguaro compile MODEL -o BUNDLE); builds its libsaguaro.so when missing. */
   constructor(bundle) {
@@ -88,9 +89,19 @@ class Model {
     if (this.#destroyed) {
       throw new SaguaroError(`${this.bundle}: the model was destroyed; open it again with saguaro.init`);
     }
+    this.#pending += 1;
     const call = this.#turn.then(() => this.#run(messagesJson, optionsJson, bufferBytes(options), onToken || null));
-    this.#turn = call.then(ignore, ignore);
+    this.#turn = call.then(ignore, ignore).then(() => {
+      this.#pending -= 1;
+    });
     return call;
+  }
+
+  /** Ends the running call after its current token (or the first call made, when none has started yet); its
+   * promise then resolves to the text so far with `stopped: true` (saguaro_stop). Calls queued behind it run as
+   * usual. Returns at once; with no call pending (as on a released model) it does nothing. */
+  stop() {
+    if (this.#pending > 0) this.#native.stop();
   }
 
   /** Releases the model after the calls made before it have ended (once; later calls return the same promise);

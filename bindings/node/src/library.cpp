@@ -36,6 +36,7 @@ const CApi* load_library(const std::string& path, std::string* error) {
   std::string missing;
   if (!resolve(handle, "saguaro_init", &api->init, &missing) ||
       !resolve(handle, "saguaro_complete", &api->complete, &missing) ||
+      !resolve(handle, "saguaro_stop", &api->stop, &missing) ||
       !resolve(handle, "saguaro_destroy", &api->destroy, &missing) ||
       !resolve(handle, "saguaro_last_error", &api->last_error, &missing)) {
     dlclose(handle);

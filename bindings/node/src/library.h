@@ -17,6 +17,7 @@ struct CApi {
   saguaro_model* (*init)(const char* bundle_path);
   int (*complete)(saguaro_model* model, const char* messages_json, const char* options_json, char* out_json,
                   size_t out_size, TokenCallback token_callback, void* user_data);
+  void (*stop)(saguaro_model* model);
   void (*destroy)(saguaro_model* model);
   const char* (*last_error)();
 };
