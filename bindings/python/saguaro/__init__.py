@@ -9,7 +9,7 @@
 from .errors import SaguaroError
 from .model import Model
 
-__all__ = ["Model", "SaguaroError", "complete", "destroy", "init"]
+__all__ = ["Model", "SaguaroError", "complete", "destroy", "init", "stop"]
 
 
 def init(bundle):
@@ -20,6 +20,11 @@ def init(bundle):
 def complete(model, messages, options=None, on_token=None):
     """model.complete(messages, options, on_token): the response dict (docs/response.md)."""
     return model.complete(messages, options, on_token)
+
+
+def stop(model):
+    """model.stop(): ends the complete() running on the model after the current token ("stopped": True)."""
+    model.stop()
 
 
 def destroy(model):

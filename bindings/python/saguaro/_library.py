@@ -62,6 +62,8 @@ def _open(bundle, path):
     lib.saguaro_complete.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
                                      ctypes.c_size_t, TOKEN_CALLBACK, ctypes.c_void_p]
     lib.saguaro_complete.restype = ctypes.c_int
+    lib.saguaro_stop.argtypes = [ctypes.c_void_p]
+    lib.saguaro_stop.restype = None
     lib.saguaro_destroy.argtypes = [ctypes.c_void_p]
     lib.saguaro_destroy.restype = None
     lib.saguaro_last_error.argtypes = []

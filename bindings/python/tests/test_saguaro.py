@@ -2,7 +2,8 @@
 default model and runs these in a fresh virtual environment): the response dict and streaming, the context manager,
 bad input (a missing bundle, a directory that is no bundle, a library that does not build, invalid messages JSON,
 bad options, a raising callback, a callback calling back in, a destroyed model used again) as SaguaroError or the
-callback's own exception, and the thread-safety contract (one call at a time per model, models in parallel)."""
+callback's own exception, the thread-safety contract (one call at a time per model, models in parallel) and stop()
+from another thread."""
 import os
 import tempfile
 import threading
@@ -179,6 +180,35 @@ class SaguaroTest(unittest.TestCase):
         self.assertEqual(result[0]["response"], self.expected)
         with self.assertRaisesRegex(saguaro.SaguaroError, "destroyed"):
             m.complete(MESSAGES, GREEDY)
+
+    def test_stop_from_another_thread(self):
+        # The callback holds the generation at its first piece until the main thread has called stop(): the call
+        # then ends after that token with "stopped": True and the text so far, a prefix of the whole answer.
+        m = saguaro.init(BUNDLE)
+        long = {"max_tokens": 64, "temperature": 0}
+        whole = m.complete(MESSAGES, long)
+        first, stopped, result = threading.Event(), threading.Event(), []
+
+        def on_token(text, token_id):
+            first.set()
+            stopped.wait(60)
+
+        worker = threading.Thread(target=lambda: result.append(m.complete(MESSAGES, long, on_token=on_token)))
+        worker.start()
+        self.assertTrue(first.wait(60))
+        m.stop()  # does not wait for the model's lock, which the running call holds
+        stopped.set()
+        worker.join()
+        r = result[0]
+        self.assertIs(r["stopped"], True)
+        self.assertLess(r["decode_tokens"], whole["decode_tokens"])
+        self.assertTrue(whole["response"].startswith(r["response"]))
+        self.assertNotIn("stopped", whole)
+        # A stop asked while nothing runs is dropped: the next call answers in full.
+        saguaro.stop(m)
+        self.assertEqual(m.complete(MESSAGES, long)["response"], whole["response"])
+        m.destroy()
+        m.stop()  # on a destroyed model: nothing
 
 
 if __name__ == "__main__":
