@@ -10,6 +10,10 @@ Each bad reference: -1 and one line "messages_json: messages[0].content[0]: ..."
 given, a stream not ended, one ended without soft tokens, a destroyed one, one of another model (a second
 saguaro_init of the same bundle), a model without an audio tower (a text-only bundle), and an id that is not a
 positive integer.
+
+The Python package's AudioStream (bindings/python) does the same in a fresh virtual environment: the clip pushed as
+int16 bytes and as float32 samples answers as the data does; a stream of the text-only model and a message naming
+a destroyed stream raise SaguaroError with the C API's line.
 """
 import base64
 import ctypes
@@ -167,7 +171,61 @@ def main():
     text_lib = Library(os.path.join(text_bundle, "build", "libsaguaro.so"))
     refused("a model without an audio tower", text_lib, text_lib.init(text_bundle), {"stream": 1},
             "the model has no audio tower")
+
+    # The Python package's AudioStream, in a fresh virtual environment: int16 bytes and float32 samples.
+    clip_path = os.path.join(w, "clip.s16")
+    clip.astype("<i2").tofile(clip_path)
+    script = os.path.join(w, "python_stream.py")
+    open(script, "w").write(PYTHON_STREAM)
+    out = common.run([common.python_package(args), script, audio_bundle, text_bundle, clip_path, QUESTION, GREEDY],
+                     args).stdout.decode().splitlines()
+    for line in out[:2]:
+        how, r = line.split(" ", 1)
+        r = json.loads(r)
+        check(f"Python AudioStream, {how}", all(r[k] == as_data[k] for k in SAME),
+              f"{r['response']!r}, confidence {r['confidence']}")
+    for line, expect in zip(out[2:], ("saguaro_audio_begin: the model has no audio tower",
+                                      "messages_json: messages[0].content[0]: audio stream 1 was destroyed")):
+        check(f"Python AudioStream refused: {expect}", line == expect, line)
+    if len(out) != 4:
+        raise SystemExit(f"FAIL: the Python script printed {out}")
     return 0
+
+
+# Run by the virtual environment's python: BUNDLE TEXT_ONLY_BUNDLE CLIP.s16 QUESTION OPTIONS. Prints the response of
+# the clip pushed as int16 bytes ("int16 {...}") and as float32 ("float32 {...}"), then the errors of a stream on
+# the text-only model and of a message naming the destroyed first stream.
+PYTHON_STREAM = """
+import json, sys
+import numpy as np
+import saguaro
+
+bundle, text_only, clip_path, question, options = sys.argv[1:]
+pcm = np.fromfile(clip_path, dtype="<i2")
+with saguaro.init(bundle) as model:
+    def ask(stream):
+        return model.complete([{"role": "user", "content": [stream.part(), {"type": "text", "text": question}]}],
+                              json.loads(options))
+    first = model.audio_stream()
+    for at in range(0, len(pcm), 1600):
+        first.push_int16(pcm[at:at + 1600].tobytes())
+    first.end()
+    print("int16", json.dumps(ask(first)))
+    with model.audio_stream() as second:
+        second.push((pcm / 32768.0).astype(np.float32))
+        second.end()
+        print("float32", json.dumps(ask(second)))
+    first.destroy()
+    with saguaro.init(text_only) as text_model:
+        try:
+            text_model.audio_stream()
+        except saguaro.SaguaroError as e:
+            print(e.message)
+    try:
+        ask(first)
+    except saguaro.SaguaroError as e:
+        print(e.message)
+"""
 
 
 if __name__ == "__main__":

@@ -6,10 +6,11 @@
                              {"max_tokens": 32, "confidence_threshold": 0.7, "auto_handoff": True})
         print(r["response"], r["confidence"], r["cloud_handoff"])
 """
+from .audio_stream import AudioStream
 from .errors import SaguaroError
 from .model import Model
 
-__all__ = ["Model", "SaguaroError", "complete", "destroy", "init", "stop"]
+__all__ = ["AudioStream", "Model", "SaguaroError", "complete", "destroy", "init", "stop"]
 
 
 def init(bundle):

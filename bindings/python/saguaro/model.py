@@ -10,6 +10,7 @@ import json
 import threading
 
 from . import _library
+from .audio_stream import AudioStream
 from .errors import SaguaroError
 
 # Bytes of the response buffer: room for the statistics plus max_tokens pieces JSON-escaped (a \\uXXXX escape per
@@ -104,6 +105,11 @@ class Model:
         with self._handle_lock:
             if self._handle is not None:
                 self._lib.saguaro_stop(self._handle)
+
+    def audio_stream(self):
+        """A clip streamed into this model's audio tower (saguaro.AudioStream); SaguaroError when the model has
+        none."""
+        return AudioStream(self)
 
     def complete(self, messages, options=None, on_token=None):
         """Answers `messages` (a list of {"role", "content"} dicts, or its JSON text) with `options` (a dict, its

@@ -1,9 +1,10 @@
 """The Python package against a built bundle ($SAGUARO_TEST_BUNDLE; test/e2e/test_python.py makes one of the
 default model and runs these in a fresh virtual environment): the response dict and streaming, the context manager,
-bad input (a missing bundle, a directory that is no bundle, a library that does not build, invalid messages JSON,
-bad options, a raising callback, a callback calling back in, a destroyed model used again) as SaguaroError or the
-callback's own exception, the thread-safety contract (one call at a time per model, models in parallel) and stop()
+bad input (a missing bundle, a directory that is no bundle, a library that does not build or lacks the C API,
+invalid messages JSON, bad options, a raising callback, a callback calling back in, a destroyed model used again)
+as SaguaroError or the callback's own exception, the thread-safety contract (one call at a time per model, models in parallel) and stop()
 from another thread."""
+import ctypes
 import os
 import tempfile
 import threading
@@ -14,6 +15,13 @@ import saguaro
 BUNDLE = os.environ["SAGUARO_TEST_BUNDLE"]
 MESSAGES = [{"role": "user", "content": "What is 17 + 25?"}]
 GREEDY = {"max_tokens": 12, "temperature": 0}
+
+
+def _libm_path():
+    """The file of the C maths library this process has mapped (ctypes loads it by its soname)."""
+    ctypes.CDLL("libm.so.6")
+    with open("/proc/self/maps") as maps:
+        return next(line.split()[-1] for line in maps if "/libm.so" in line)
 
 
 class SaguaroTest(unittest.TestCase):
@@ -82,6 +90,17 @@ class SaguaroTest(unittest.TestCase):
                 saguaro.init(d)
             self.assertIn(os.path.join(d, "build.log"), caught.exception.message)
             self.assertIn("no model here", open(os.path.join(d, "build.log")).read())
+
+    def test_library_without_the_c_api(self):
+        # A library lacking a C API function (here the C maths library, standing in for one of an older saguaro)
+        # is a SaguaroError naming the function, not an AttributeError.
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(os.path.join(d, "build"))
+            os.symlink(_libm_path(), os.path.join(d, "build", "libsaguaro.so"))
+            with self.assertRaises(saguaro.SaguaroError) as caught:
+                saguaro.init(d)
+            self.assertIn("saguaro_init", caught.exception.message)
+            self.assertIn("compile the bundle again", caught.exception.message)
 
     def test_bundle_without_weights(self):
         # The C API's own error (saguaro_init's saguaro_last_error) names the weights file.
