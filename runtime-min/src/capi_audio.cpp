@@ -78,10 +78,11 @@ extern "C" int saguaro_audio_end(saguaro_audio_t audio) {
     if (!audio) return *err = "audio is NULL", -1;
     if (audio->ended) return *err = "the audio stream has ended", -1;
     audio->ended = true;
+    saguaro::audio_stream_ended(audio->id, nullptr);  // without soft tokens until finish() returns them
     std::vector<float> soft = audio->stream->finish(err);
-    if (!soft.empty()) audio->soft_tokens = std::make_shared<const std::vector<float>>(std::move(soft));
+    if (soft.empty()) return -1;
+    audio->soft_tokens = std::make_shared<const std::vector<float>>(std::move(soft));
     saguaro::audio_stream_ended(audio->id, audio->soft_tokens);
-    if (!audio->soft_tokens) return -1;
     return static_cast<int>(audio->soft_tokens->size() / audio->width);
   });
 }

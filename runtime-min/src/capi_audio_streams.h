@@ -21,7 +21,7 @@ using SoftTokens = std::shared_ptr<const std::vector<float>>;
 /// Registers a new stream of `model`: its id, 1, 2, ... in this process, never reused (so a destroyed stream's id
 /// is told apart from one never given).
 int64_t audio_stream_begun(const saguaro_model* model);
-/// Stream `id` ended, with its soft tokens (null: saguaro_audio_end failed).
+/// Stream `id` ended, with its soft tokens (null: saguaro_audio_end failed, or has not returned them yet).
 void audio_stream_ended(int64_t id, SoftTokens soft_tokens);
 /// Stream `id` was destroyed.
 void audio_stream_destroyed(int64_t id);
