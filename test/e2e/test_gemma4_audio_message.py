@@ -13,7 +13,8 @@ positive integer.
 
 The Python package's AudioStream (bindings/python) does the same in a fresh virtual environment: the clip pushed as
 int16 bytes and as float32 samples answers as the data does; a stream of the text-only model and a message naming
-a destroyed stream raise SaguaroError with the C API's line.
+a destroyed stream raise SaguaroError with the C API's line. The Node package's AudioStream (bindings/node), in a
+fresh npm project, does the same.
 """
 import base64
 import ctypes
@@ -172,23 +173,31 @@ def main():
     refused("a model without an audio tower", text_lib, text_lib.init(text_bundle), {"stream": 1},
             "the model has no audio tower")
 
-    # The Python package's AudioStream, in a fresh virtual environment: int16 bytes and float32 samples.
     clip_path = os.path.join(w, "clip.s16")
     clip.astype("<i2").tofile(clip_path)
+
+    def binding(name, command, cwd):
+        """Runs a binding's script (PYTHON_STREAM, NODE_STREAM) with `command` in `cwd` and checks what it prints."""
+        out = common.run([*command, audio_bundle, text_bundle, clip_path, QUESTION, GREEDY], args,
+                         cwd=cwd).stdout.decode().splitlines()
+        for line in out[:2]:
+            how, r = line.split(" ", 1)
+            r = json.loads(r)
+            check(f"{name} AudioStream, {how}", all(r[k] == as_data[k] for k in SAME),
+                  f"{r['response']!r}, confidence {r['confidence']}")
+        for line, expect in zip(out[2:], ("saguaro_audio_begin: the model has no audio tower",
+                                          "messages_json: messages[0].content[0]: audio stream 1 was destroyed")):
+            check(f"{name} AudioStream refused: {expect}", line == expect, line)
+        if len(out) != 4:
+            raise SystemExit(f"FAIL: the {name} script printed {out}")
+
+    # The Python package in a fresh virtual environment, the Node package installed into a fresh npm project.
     script = os.path.join(w, "python_stream.py")
     open(script, "w").write(PYTHON_STREAM)
-    out = common.run([common.python_package(args), script, audio_bundle, text_bundle, clip_path, QUESTION, GREEDY],
-                     args).stdout.decode().splitlines()
-    for line in out[:2]:
-        how, r = line.split(" ", 1)
-        r = json.loads(r)
-        check(f"Python AudioStream, {how}", all(r[k] == as_data[k] for k in SAME),
-              f"{r['response']!r}, confidence {r['confidence']}")
-    for line, expect in zip(out[2:], ("saguaro_audio_begin: the model has no audio tower",
-                                      "messages_json: messages[0].content[0]: audio stream 1 was destroyed")):
-        check(f"Python AudioStream refused: {expect}", line == expect, line)
-    if len(out) != 4:
-        raise SystemExit(f"FAIL: the Python script printed {out}")
+    binding("Python", [common.python_package(args), script], w)
+    app = common.node_package(args)
+    open(os.path.join(app, "stream.js"), "w").write(NODE_STREAM)
+    binding("Node", ["node", "stream.js"], app)
     return 0
 
 
@@ -225,6 +234,42 @@ with saguaro.init(bundle) as model:
         ask(first)
     except saguaro.SaguaroError as e:
         print(e.message)
+"""
+
+
+# Run by node in the npm project: the same arguments and output as PYTHON_STREAM.
+NODE_STREAM = """
+const fs = require('node:fs');
+const saguaro = require('saguaro');
+
+async function main() {
+  const [bundle, textOnly, clipPath, question, options] = process.argv.slice(2);
+  const bytes = fs.readFileSync(clipPath);
+  const pcm = new Int16Array(bytes.buffer, bytes.byteOffset, bytes.length / 2);
+  const model = saguaro.init(bundle);
+  const ask = (stream) => model.complete([{ role: 'user', content: [stream.part(), { type: 'text', text: question }] }],
+                                         JSON.parse(options));
+  const first = await model.audioStream();
+  for (let at = 0; at < pcm.length; at += 1600) await first.pushInt16(pcm.slice(at, at + 1600));
+  await first.end();
+  console.log('int16 ' + JSON.stringify(await ask(first)));
+  const second = await model.audioStream();
+  await second.push(Float32Array.from(pcm, (v) => v / 32768));
+  await second.end();
+  console.log('float32 ' + JSON.stringify(await ask(second)));
+  await second.destroy();
+  await first.destroy();
+  const textModel = saguaro.init(textOnly);
+  await textModel.audioStream().catch((e) => console.log(e.message));
+  await saguaro.destroy(textModel);
+  await ask(first).catch((e) => console.log(e.message));
+  await saguaro.destroy(model);
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
 """
 
 

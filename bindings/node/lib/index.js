@@ -7,6 +7,7 @@
 //                                    { max_tokens: 32, confidence_threshold: 0.7, auto_handoff: true });
 //   console.log(r.response, r.confidence, r.cloud_handoff);
 //   await saguaro.destroy(model);
+const { AudioStream } = require('./audio_stream');
 const { SaguaroError } = require('./errors');
 const { Model } = require('./model');
 
@@ -33,4 +34,4 @@ function destroy(model) {
   return model.destroy();
 }
 
-module.exports = { Model, SaguaroError, complete, destroy, init, stop };
+module.exports = { AudioStream, Model, SaguaroError, complete, destroy, init, stop };

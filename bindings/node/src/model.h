@@ -22,6 +22,8 @@ class Model : public Napi::ObjectWrap<Model> {
 
  private:
   friend class CompleteWorker;
+  friend class AudioStream;
+  friend class EndWorker;
 
   Napi::Value Complete(const Napi::CallbackInfo& info);
   void Stop(const Napi::CallbackInfo& info);
