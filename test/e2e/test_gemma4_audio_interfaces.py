@@ -14,9 +14,9 @@ runs the bundle's saguaro_complete) and `saguaro serve`, on a tiny random Gemma 
   within 1e-3.
 - `complete` with the clip as an input_audio part (base64 WAV) and as Cactus' "audio": [path] answers that same text
   from the same prefill.
-- `serve` answers input_audio the same text; refuses, with 400 and one line, a file path, mp3, not a WAV, lying
-  headers, 0 samples, a 3-hour header, 31 s and bad base64, and keeps answering correctly afterwards; served from a
-  model without an audio tower, refuses a clip with 400 and keeps answering text.
+- `serve` answers input_audio the same text; refuses, with 400 and one line, a file path, a C API stream, mp3, not a
+  WAV, lying headers, 0 samples, a 3-hour header, 31 s and bad base64, and keeps answering correctly afterwards;
+  served from a model without an audio tower, refuses a clip with 400 and keeps answering text.
 - `run` and `complete` refuse, with one line and exit 1: not a WAV, a data chunk larger than the file, a block align
   that does not match the format, 0 samples, 3 hours (a sparse file: the header's size is real, its samples are
   zeros never written), 31 s (the limit is 30 s: longer audio is refused, not cut; docs/gemma4-audio.md), and
@@ -195,6 +195,8 @@ def main():
          one_clip(base64.b64encode(wav_bytes(pcm[:1600], 16000, data_bytes=size)).decode()),
          f"'data' chunk claims {size} bytes but only 3200 remain"),
         ("a file path", [{"role": "user", "content": QUESTION, "audio": [clip]}], "file paths are not accepted here"),
+        ("a C API stream", [{"role": "user", "content": [{"type": "input_audio", "input_audio": {"stream": 1}}]}],
+         "input_audio.stream names a clip only the C API that streamed it holds; send input_audio data here"),
         ("mp3", one_clip(clip_b64, "mp3"), "input_audio.format \"mp3\" is not read here (only wav)"),
         ("data that is not base64", one_clip("not base64!"), "input_audio.data is not base64")]
     common.check_serve_answers_and_refusals(args, model, COMPILE, one_clip(clip_b64), answer, refusals, check, GREEDY)
