@@ -96,7 +96,8 @@ target_link_libraries(saguaro_bundle PRIVATE saguaro_kernels saguaro_runtime)
 # bindings/python). It exports those functions only; -u pulls them out of the runtime archive, which the model's
 # object alone does not reference.
 set(SAGUARO_C_API saguaro_init saguaro_complete saguaro_stop saguaro_destroy saguaro_last_error saguaro_audio_begin
-    saguaro_audio_push saguaro_audio_push_int16 saguaro_audio_end saguaro_audio_soft_tokens saguaro_audio_destroy)
+    saguaro_audio_push saguaro_audio_push_int16 saguaro_audio_end saguaro_audio_soft_tokens saguaro_audio_id
+    saguaro_audio_destroy)
 list(JOIN SAGUARO_C_API "; " SAGUARO_C_API_LIST)
 file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/saguaro.map "{ global: ${SAGUARO_C_API_LIST}; local: *; };\n")
 add_library(saguaro_shared SHARED $<TARGET_OBJECTS:saguaro_model_code>)

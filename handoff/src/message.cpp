@@ -77,6 +77,11 @@ void add_part(Message& m, const json& part, const std::string& at, LocalFiles fi
     m.attachments.push_back(image_attachment(*url, at, files));
   } else if (type == "input_audio") {
     const json* audio = part.contains("input_audio") && part["input_audio"].is_object() ? &part["input_audio"] : nullptr;
+    // A clip streamed through the C API (saguaro_audio_*) exists as soft tokens in that process only: neither a
+    // provider nor the server's model can read it.
+    if (audio && audio->contains("stream"))
+      throw HandoffError(at + ": input_audio.stream names a clip only the C API that streamed it holds; send "
+                         "input_audio data here");
     if (!audio || !audio->contains("data") || !(*audio)["data"].is_string() || !audio->contains("format") ||
         !(*audio)["format"].is_string()) {
       throw HandoffError(at + ": input_audio part needs string input_audio.data and input_audio.format");

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -9,12 +10,13 @@
 
 namespace saguaro {
 
-/// A WAV clip on this device (`path`) or held in memory (`bytes`, e.g. an input_audio part's payload); `name` says
-/// where it came from in errors (the path, or e.g. "messages[0].content[1]").
+/// A WAV clip on this device (`path`) or held in memory (`bytes`, e.g. an input_audio part's payload), or one
+/// already encoded (`streamed`); `name` says where it came from in errors (the path, or e.g. "messages[0].content[1]").
 struct AudioSource {
   std::string name;
   std::string path;
   std::vector<uint8_t> bytes;
+  std::shared_ptr<const std::vector<float>> streamed;  // a C API audio stream's soft tokens: nothing to encode
 };
 
 /// `clip`'s soft tokens (ceil(n / 4) × dim floats for its n valid mel frames) from the engine's audio tower: read

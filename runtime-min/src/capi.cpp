@@ -17,6 +17,7 @@
 
 
 #include "audio_input.h"
+#include "capi_audio_streams.h"
 #include "capi_model.h"
 #include "hidden_capture.h"
 #include "image_input.h"
@@ -80,7 +81,7 @@ bool read_sources(const std::vector<Ref>& refs, const char* payload, std::vector
 }
 
 // OpenAI-style messages (saguaro/chat_messages.h) into r->parsed; their images go to r->images and their clips to
-// r->audio in prompt order, base64 payloads decoded.
+// r->audio in prompt order, base64 payloads decoded and streams named by id looked up.
 bool parse_messages(const saguaro_model& model, const char* text, Request* r, std::string* err) {
   if (!text) return *err = "messages_json is NULL", false;
   saguaro::ChatRequest& parsed = r->parsed;
@@ -88,7 +89,8 @@ bool parse_messages(const saguaro_model& model, const char* text, Request* r, st
     return *err = "messages_json: " + *err, false;
   r->messages = json::parse(text);  // valid JSON: the handoff reads it again
   return read_sources(parsed.images, "the data: URI's payload", &r->images, err) &&
-         read_sources(parsed.audio, "input_audio.data", &r->audio, err);
+         read_sources(parsed.audio, "input_audio.data", &r->audio, err) &&
+         saguaro::resolve_audio_streams(&model, *model.engine, parsed.audio, &r->audio, err);
 }
 
 // The prompt: the bundle's chat template applied to the messages and the tool list (with the generation prompt, and
@@ -128,12 +130,14 @@ bool encode_images(saguaro::Engine& engine, Request* r, std::string* err) {
   return true;
 }
 
-// The soft tokens of the request's audio clips into r->cfg.audio.
+// The soft tokens of the request's audio clips into r->cfg.audio (a streamed clip's are already computed).
 bool encode_audio(saguaro::Engine& engine, Request* r, std::string* err) {
   r->cfg.audio.clear();
   for (const saguaro::AudioSource& clip : r->audio) {
     r->cfg.audio.emplace_back();
-    if (!saguaro::encode_audio_source(engine, clip, &r->cfg.audio.back(), err))
+    if (clip.streamed)
+      r->cfg.audio.back() = *clip.streamed;
+    else if (!saguaro::encode_audio_source(engine, clip, &r->cfg.audio.back(), err))
       return *err = "messages_json: " + *err, false;
   }
   return true;
@@ -518,7 +522,10 @@ extern "C" void saguaro_stop(saguaro_model_t model) {
   if (model) model->stop.store(true);
 }
 
-extern "C" void saguaro_destroy(saguaro_model_t model) { delete model; }
+extern "C" void saguaro_destroy(saguaro_model_t model) {
+  saguaro::audio_streams_model_destroyed(model);
+  delete model;
+}
 
 extern "C" const char* saguaro_last_error(void) { return g_last_error.c_str(); }
 

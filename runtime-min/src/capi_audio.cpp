@@ -1,10 +1,12 @@
-// C API of streamed audio (saguaro_audio_*): a handle over saguaro::AudioStream and, once ended, its soft tokens.
+// C API of streamed audio (saguaro_audio_*): a handle over saguaro::AudioStream and, once ended, its soft tokens;
+// each handle is in the registry of capi_audio_streams.h under its id, which a message of saguaro_complete names.
 #include <algorithm>
 #include <exception>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "capi_audio_streams.h"
 #include "capi_model.h"
 #include "saguaro/audio_stream.h"
 #include "saguaro/saguaro.h"
@@ -12,7 +14,8 @@
 struct saguaro_audio {
   std::unique_ptr<saguaro::AudioStream> stream;
   size_t width;  // floats per soft token: the decoder's width
-  std::vector<float> soft_tokens;
+  int64_t id;    // in the registry
+  saguaro::SoftTokens soft_tokens;  // set when the stream ended with them
   bool ended = false;
 };
 
@@ -58,7 +61,7 @@ extern "C" saguaro_audio_t saguaro_audio_begin(saguaro_model_t model) {
     auto stream = saguaro::AudioStream::open(engine, err);
     if (!stream) return static_cast<saguaro_audio_t>(nullptr);
     const size_t width = static_cast<size_t>(engine.spec().audio->out_dim);
-    return new saguaro_audio{std::move(stream), width, {}, false};
+    return new saguaro_audio{std::move(stream), width, saguaro::audio_stream_begun(model), nullptr, false};
   });
 }
 
@@ -75,24 +78,36 @@ extern "C" int saguaro_audio_end(saguaro_audio_t audio) {
     if (!audio) return *err = "audio is NULL", -1;
     if (audio->ended) return *err = "the audio stream has ended", -1;
     audio->ended = true;
-    audio->soft_tokens = audio->stream->finish(err);
-    if (audio->soft_tokens.empty()) return -1;
-    return static_cast<int>(audio->soft_tokens.size() / audio->width);
+    saguaro::audio_stream_ended(audio->id, nullptr);  // without soft tokens until finish() returns them
+    std::vector<float> soft = audio->stream->finish(err);
+    if (soft.empty()) return -1;
+    audio->soft_tokens = std::make_shared<const std::vector<float>>(std::move(soft));
+    saguaro::audio_stream_ended(audio->id, audio->soft_tokens);
+    return static_cast<int>(audio->soft_tokens->size() / audio->width);
   });
 }
 
 extern "C" long saguaro_audio_soft_tokens(saguaro_audio_t audio, float* out, size_t out_floats) {
   return guarded("saguaro_audio_soft_tokens", -1L, [&](std::string* err) {
     if (!audio) return *err = "audio is NULL", -1L;
-    if (!audio->ended || audio->soft_tokens.empty())
-      return *err = "the audio stream has not ended with soft tokens", -1L;
-    const size_t n = audio->soft_tokens.size();
+    if (!audio->soft_tokens) return *err = "the audio stream has not ended with soft tokens", -1L;
+    const size_t n = audio->soft_tokens->size();
     if (!out) return static_cast<long>(n);
     if (out_floats < n)
       return *err = std::to_string(n) + " floats do not fit in " + std::to_string(out_floats), -1L;
-    std::copy(audio->soft_tokens.begin(), audio->soft_tokens.end(), out);
+    std::copy(audio->soft_tokens->begin(), audio->soft_tokens->end(), out);
     return static_cast<long>(n);
   });
 }
 
-extern "C" void saguaro_audio_destroy(saguaro_audio_t audio) { delete audio; }
+extern "C" long saguaro_audio_id(saguaro_audio_t audio) {
+  return guarded("saguaro_audio_id", -1L, [&](std::string* err) {
+    if (!audio) return *err = "audio is NULL", -1L;
+    return static_cast<long>(audio->id);
+  });
+}
+
+extern "C" void saguaro_audio_destroy(saguaro_audio_t audio) {
+  if (audio) saguaro::audio_stream_destroyed(audio->id);
+  delete audio;
+}

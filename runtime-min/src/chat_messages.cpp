@@ -42,10 +42,11 @@ bool add_image(const Json& url, const std::string& at, ChatMessage* m, ChatReque
   return true;
 }
 
-// A clip at `at`: an input_audio payload (base64 WAV bytes) or a file path (Cactus' "audio"), as an audio part of `m`.
-void add_audio(MediaUrl url, const std::string& at, ChatMessage* m, ChatRequest* out) {
+// A clip at `at`: an input_audio payload (base64 WAV bytes), a file path (Cactus' "audio") or a C API audio stream
+// (`stream` > 0), as an audio part of `m`.
+void add_audio(MediaUrl url, const std::string& at, ChatMessage* m, ChatRequest* out, int64_t stream = 0) {
   m->parts.push_back({ContentPart::kAudio, ""});
-  out->audio.push_back({at, std::move(url)});
+  out->audio.push_back({at, std::move(url), stream});
 }
 
 bool add_part(const Json& part, const std::string& at, ChatMessage* m, ChatRequest* out, std::string* err) {
@@ -65,6 +66,13 @@ bool add_part(const Json& part, const std::string& at, ChatMessage* m, ChatReque
   if (kind == "input_audio") {
     const Json* audio =
         part.contains("input_audio") && part["input_audio"].is_object() ? &part["input_audio"] : nullptr;
+    if (audio && audio->contains("stream")) {  // a clip streamed through the C API: its id, nothing else
+      const Json& id = (*audio)["stream"];
+      if (audio->size() != 1 || !id.is_number_integer() || id.get<int64_t>() < 1)
+        return *err = at + ": input_audio.stream must be a stream id (a positive integer) and the only key", false;
+      add_audio({}, at, m, out, id.get<int64_t>());
+      return true;
+    }
     if (!audio || !audio->contains("data") || !(*audio)["data"].is_string() || !audio->contains("format") ||
         !(*audio)["format"].is_string())
       return *err = at + ": an input_audio part needs string input_audio.data and input_audio.format", false;

@@ -59,6 +59,22 @@ def random_gemma4(args, out, variant, *extra):
     return out
 
 
+def chat_gemma4(args, out, *extra):
+    """random_gemma4 (variant plain, extra options) with the Gemma 4 tokenizer and chat template fixture
+    (test/fixtures/chat_templates/gemma4/); with --audio, its audio ids moved to the fixture's <|audio> 20,
+    <audio|> 21, <|audio|> 22."""
+    random_gemma4(args, out, "plain", *extra)
+    fixture = os.path.join(args.source_dir, "test", "fixtures", "chat_templates", "gemma4")
+    for name in ("tokenizer.json", "tokenizer_config.json", "generation_config.json", "chat_template.jinja"):
+        shutil.copy(os.path.join(fixture, name), out)
+    if "--audio" in extra:
+        config_path = os.path.join(out, "config.json")
+        config = json.load(open(config_path))
+        config.update({"boa_token_id": 20, "eoa_token_index": 21, "eoa_token_id": 21, "audio_token_id": 22})
+        json.dump(config, open(config_path, "w"), indent=1)
+    return out
+
+
 def run(cmd, args, check=True, **kwargs):
     """Runs a command with the test's private bundle cache; returns the CompletedProcess."""
     env = dict(os.environ, SAGUARO_CACHE_DIR=os.path.join(args.work_dir, "cache"))
@@ -228,14 +244,18 @@ def node_package(args):
     return app
 
 
-def build_default_bundle(args, out, extra=()):
-    """saguaro compile examples/models/default -o OUT [extra], then the bundle's own CMake build (the program and
-    libsaguaro.so in OUT/build); returns the program."""
-    model = os.path.join(args.source_dir, "examples", "models", "default")
+def build_bundle(args, model, out, extra=()):
+    """saguaro compile MODEL -o OUT [extra], then the bundle's own CMake build (the program and libsaguaro.so in
+    OUT/build); returns the program."""
     run([args.saguaro, "compile", model, "-o", out, *extra], args)
     run(["cmake", "-S", out, "-B", out + "/build", "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release"], args)
     run(["cmake", "--build", out + "/build"], args)
     return out + "/build/saguaro_bundle"
+
+
+def build_default_bundle(args, out, extra=()):
+    """build_bundle of examples/models/default."""
+    return build_bundle(args, os.path.join(args.source_dir, "examples", "models", "default"), out, extra)
 
 
 def check_response_schema(response, what):

@@ -14,9 +14,9 @@ runs the bundle's saguaro_complete) and `saguaro serve`, on a tiny random Gemma 
   within 1e-3.
 - `complete` with the clip as an input_audio part (base64 WAV) and as Cactus' "audio": [path] answers that same text
   from the same prefill.
-- `serve` answers input_audio the same text; refuses, with 400 and one line, a file path, mp3, not a WAV, lying
-  headers, 0 samples, a 3-hour header, 31 s and bad base64, and keeps answering correctly afterwards; served from a
-  model without an audio tower, refuses a clip with 400 and keeps answering text.
+- `serve` answers input_audio the same text; refuses, with 400 and one line, a file path, a C API stream, mp3, not a
+  WAV, lying headers, 0 samples, a 3-hour header, 31 s and bad base64, and keeps answering correctly afterwards;
+  served from a model without an audio tower, refuses a clip with 400 and keeps answering text.
 - `run` and `complete` refuse, with one line and exit 1: not a WAV, a data chunk larger than the file, a block align
   that does not match the format, 0 samples, 3 hours (a sparse file: the header's size is real, its samples are
   zeros never written), 31 s (the limit is 30 s: longer audio is refused, not cut; docs/gemma4-audio.md), and
@@ -25,7 +25,6 @@ runs the bundle's saguaro_complete) and `saguaro serve`, on a tiny random Gemma 
 import base64
 import json
 import os
-import shutil
 import struct
 import wave
 
@@ -38,7 +37,6 @@ COMPILE = ["--target", "generic", "--kv-cache", "f32", "--max-seq", "128"]
 RUN_TOKENS = 6
 STOP_IDS = {1, 6}  # the chat-template fixture's eos_token_id (generation_config.json)
 TOKENIZER_VOCAB = 225  # the fixture tokenizer's ids; the tiny models' vocabulary is 256
-FIXTURE_AUDIO_IDS = {"boa_token_id": 20, "eoa_token_index": 21, "eoa_token_id": 21, "audio_token_id": 22}
 QUESTION = "What is said?"
 LOGITS_ATOL = 1e-3
 CLIP_SAMPLES = 24000  # 1.5 s at 16 kHz
@@ -59,21 +57,10 @@ def main():
     args = common.parse_args()
     w = args.work_dir
     jfk = common.require_shared(args, "data", "audio", "jfk.wav")
-    fixture = os.path.join(args.source_dir, "test", "fixtures", "chat_templates", "gemma4")
     reference = common.reference_script(args, "gemma4_audio_reference.py")
-
-    def with_chat_files(model):
-        for name in ("tokenizer.json", "tokenizer_config.json", "generation_config.json", "chat_template.jinja"):
-            shutil.copy(os.path.join(fixture, name), model)
-        return model
-
-    model = with_chat_files(common.random_gemma4(args, os.path.join(w, "audio"), "plain", "--conditional", "--audio",
-                                                 "--seed", "6"))  # its greedy answer starts with text
-    config_path = os.path.join(model, "config.json")
-    config = json.load(open(config_path))
-    config.update(FIXTURE_AUDIO_IDS)
-    json.dump(config, open(config_path, "w"), indent=1)
-    text_only = with_chat_files(common.random_gemma4(args, os.path.join(w, "text-only"), "plain", "--conditional"))
+    model = common.chat_gemma4(args, os.path.join(w, "audio"), "--conditional", "--audio",
+                               "--seed", "6")  # its greedy answer starts with text
+    text_only = common.chat_gemma4(args, os.path.join(w, "text-only"), "--conditional")
 
     def check(what, ok, detail):
         print(f"{what}: {detail}")
@@ -208,6 +195,8 @@ def main():
          one_clip(base64.b64encode(wav_bytes(pcm[:1600], 16000, data_bytes=size)).decode()),
          f"'data' chunk claims {size} bytes but only 3200 remain"),
         ("a file path", [{"role": "user", "content": QUESTION, "audio": [clip]}], "file paths are not accepted here"),
+        ("a C API stream", [{"role": "user", "content": [{"type": "input_audio", "input_audio": {"stream": 1}}]}],
+         "input_audio.stream names a clip only the C API that streamed it holds; send input_audio data here"),
         ("mp3", one_clip(clip_b64, "mp3"), "input_audio.format \"mp3\" is not read here (only wav)"),
         ("data that is not base64", one_clip("not base64!"), "input_audio.data is not base64")]
     common.check_serve_answers_and_refusals(args, model, COMPILE, one_clip(clip_b64), answer, refusals, check, GREEDY)

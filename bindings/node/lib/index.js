@@ -7,6 +7,7 @@
 //                                    { max_tokens: 32, confidence_threshold: 0.7, auto_handoff: true });
 //   console.log(r.response, r.confidence, r.cloud_handoff);
 //   await saguaro.destroy(model);
+const { AudioStream } = require('./audio_stream');
 const { SaguaroError } = require('./errors');
 const { Model } = require('./model');
 
@@ -21,10 +22,16 @@ function complete(model, messages, options = null, onToken = null) {
   return model.complete(messages, options, onToken);
 }
 
+/** model.stop(): ends the running call after its current token; its response has `stopped: true`. */
+function stop(model) {
+  if (!(model instanceof Model)) throw new TypeError('stop: model is what saguaro.init returned');
+  model.stop();
+}
+
 /** model.destroy(): releases the model once its running and queued calls have ended; later calls reject. */
 function destroy(model) {
   if (!(model instanceof Model)) return Promise.reject(new TypeError('destroy: model is what saguaro.init returned'));
   return model.destroy();
 }
 
-module.exports = { Model, SaguaroError, complete, destroy, init };
+module.exports = { AudioStream, Model, SaguaroError, complete, destroy, init, stop };

@@ -6,6 +6,7 @@
 // ended (the engine holds one conversation's state); destroy() takes its turn the same way. The generation runs on
 // a libuv worker thread, so the event loop goes on meanwhile, and different models generate in parallel (as many
 // at once as the libuv pool has threads, UV_THREADPOOL_SIZE, 4 by default).
+const { AudioStream } = require('./audio_stream');
 const { SaguaroError } = require('./errors');
 const { addon, bundleLibrary } = require('./library');
 
@@ -58,6 +59,7 @@ class Model {
   #turn = Promise.resolve(); // settles when the last call queued so far has ended
   #destroyed = false;
   #released = null;
+  #pending = 0; // calls made and not yet ended
 
   /** Opens a bundle directory (saguaro compile MODEL -o BUNDLE); builds its libsaguaro.so when missing. */
   constructor(bundle) {
@@ -88,9 +90,39 @@ class Model {
     if (this.#destroyed) {
       throw new SaguaroError(`${this.bundle}: the model was destroyed; open it again with saguaro.init`);
     }
+    this.#pending += 1;
     const call = this.#turn.then(() => this.#run(messagesJson, optionsJson, bufferBytes(options), onToken || null));
+    this.#turn = call.then(ignore, ignore).then(() => {
+      this.#pending -= 1;
+    });
+    return call;
+  }
+
+  /** Resolves to a clip streamed into the model's audio tower (an AudioStream, lib/audio_stream.js), made in the
+   * model's turn; rejects with a SaguaroError when the model has no audio tower. */
+  audioStream() {
+    return this.#inTurn(() => new AudioStream(new addon.AudioStream(this.#native), (fn) => this.#inTurn(fn)));
+  }
+
+  /** Runs fn() (a value or a promise) when the calls made before have ended; the next call waits for it. A native
+   * error becomes a SaguaroError. */
+  #inTurn(fn) {
+    if (this.#destroyed) {
+      const error = new SaguaroError(`${this.bundle}: the model was destroyed; open it again with saguaro.init`);
+      return Promise.reject(error);
+    }
+    const call = this.#turn.then(fn).catch((e) => {
+      throw e instanceof SaguaroError || e instanceof TypeError ? e : new SaguaroError(e.message);
+    });
     this.#turn = call.then(ignore, ignore);
     return call;
+  }
+
+  /** Ends the running call after its current token (or the first call made, when none has started yet); its
+   * promise then resolves to the text so far with `stopped: true` (saguaro_stop). Calls queued behind it run as
+   * usual. Returns at once; with no call pending (as on a released model) it does nothing. */
+  stop() {
+    if (this.#pending > 0) this.#native.stop();
   }
 
   /** Releases the model after the calls made before it have ended (once; later calls return the same promise);

@@ -36,8 +36,15 @@ const CApi* load_library(const std::string& path, std::string* error) {
   std::string missing;
   if (!resolve(handle, "saguaro_init", &api->init, &missing) ||
       !resolve(handle, "saguaro_complete", &api->complete, &missing) ||
+      !resolve(handle, "saguaro_stop", &api->stop, &missing) ||
       !resolve(handle, "saguaro_destroy", &api->destroy, &missing) ||
-      !resolve(handle, "saguaro_last_error", &api->last_error, &missing)) {
+      !resolve(handle, "saguaro_last_error", &api->last_error, &missing) ||
+      !resolve(handle, "saguaro_audio_begin", &api->audio_begin, &missing) ||
+      !resolve(handle, "saguaro_audio_push", &api->audio_push, &missing) ||
+      !resolve(handle, "saguaro_audio_push_int16", &api->audio_push_int16, &missing) ||
+      !resolve(handle, "saguaro_audio_end", &api->audio_end, &missing) ||
+      !resolve(handle, "saguaro_audio_id", &api->audio_id, &missing) ||
+      !resolve(handle, "saguaro_audio_destroy", &api->audio_destroy, &missing)) {
     dlclose(handle);
     *error = path + ": " + missing;
     return nullptr;

@@ -40,8 +40,9 @@ class CompleteWorker : public Napi::AsyncProgressQueueWorker<Piece> {
   void Execute(const ExecutionProgress& progress) override {
     const CApi* api = model_->api_;
     progress_ = &progress;
+    // The token callback always runs: it passes on a stop() that came before the generation began.
     int n = api->complete(model_->handle_, messages_json_.c_str(), has_options_ ? options_json_.c_str() : nullptr,
-                          out_.data(), out_.size(), on_token_.IsEmpty() ? nullptr : &CompleteWorker::OnToken, this);
+                          out_.data(), out_.size(), &CompleteWorker::OnToken, this);
     progress_ = nullptr;
     if (n < 0) {
       error_ = api->last_error();  // per thread: read here, on the thread that made the call
@@ -65,6 +66,7 @@ class CompleteWorker : public Napi::AsyncProgressQueueWorker<Piece> {
   void OnOK() override {
     Napi::Env env = Env();
     model_->busy_ = false;
+    model_->stop_requested_.store(false);
     if (failed_) {
       Napi::Error error = Napi::Error::New(env, error_);
       // The error response the C API wrote, when it fit (lib/model.js parses it).
@@ -77,13 +79,15 @@ class CompleteWorker : public Napi::AsyncProgressQueueWorker<Piece> {
 
   void OnError(const Napi::Error& error) override {
     model_->busy_ = false;
+    model_->stop_requested_.store(false);
     deferred_.Reject(error.Value());
   }
 
  private:
   static void OnToken(const char* token, uint32_t token_id, void* user_data) {
     auto* self = static_cast<CompleteWorker*>(user_data);
-    if (self->stopped_.load()) return;
+    if (self->model_->stop_requested_.load()) self->model_->api_->stop(self->model_->handle_);
+    if (self->on_token_.IsEmpty() || self->stopped_.load()) return;
     Piece piece{token, token_id};
     self->progress_->Send(&piece, 1);
   }
@@ -104,7 +108,8 @@ class CompleteWorker : public Napi::AsyncProgressQueueWorker<Piece> {
 
 Napi::Function Model::Define(Napi::Env env) {
   return DefineClass(env, "Model",
-                     {InstanceMethod("complete", &Model::Complete), InstanceMethod("destroy", &Model::Destroy)});
+                     {InstanceMethod("complete", &Model::Complete), InstanceMethod("stop", &Model::Stop),
+                      InstanceMethod("destroy", &Model::Destroy)});
 }
 
 Model::Model(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Model>(info) {
@@ -139,6 +144,12 @@ Napi::Value Model::Complete(const Napi::CallbackInfo& info) {
                                     info[3].IsNull() ? Napi::Function() : info[3].As<Napi::Function>());
   worker->Queue();
   return worker->Promise();
+}
+
+void Model::Stop(const Napi::CallbackInfo&) {
+  if (handle_ == nullptr) return;
+  stop_requested_.store(true);
+  api_->stop(handle_);  // only a flag: safe beside the running call
 }
 
 void Model::Destroy(const Napi::CallbackInfo& info) {

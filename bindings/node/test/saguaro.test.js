@@ -3,8 +3,8 @@
 // model, installs the package from the checkout and runs these with `node --test`): the response object and
 // streaming, the event loop running during a generation, bad input (a missing bundle, a directory that is no
 // bundle, a library that does not build, invalid messages JSON, bad options, a throwing callback, a destroyed
-// model used again) as rejections or throws in Node's idiom, and the concurrency contract (one call at a time per
-// model, in call order; models in parallel).
+// model used again) as rejections or throws in Node's idiom, the concurrency contract (one call at a time per
+// model, in call order; models in parallel) and stop() of a pending call.
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
@@ -202,6 +202,38 @@ test('destroy waits for the calls made before it; calls after it reject', async 
   await assert.rejects(saguaro.complete(m, MESSAGES, GREEDY), /the model was destroyed/);
   assert.equal((await running).response, expected);
   await released;
+});
+
+test('stop ends the pending call with stopped: true and the text so far; the calls behind it run in full',
+     async () => {
+  const m = saguaro.init(BUNDLE);
+  try {
+    const long = { max_tokens: 64, temperature: 0 };
+    const whole = await saguaro.complete(m, MESSAGES, long);
+    assert.equal(whole.stopped, undefined);
+    saguaro.stop(m); // nothing pending: nothing to stop
+    const stopped = saguaro.complete(m, MESSAGES, long);
+    const behind = saguaro.complete(m, MESSAGES, long);
+    m.stop(); // the first call has not reached the worker yet: it is stopped at its first token
+    const r = await stopped;
+    assert.equal(r.stopped, true);
+    assert.ok(r.decode_tokens < whole.decode_tokens, `${r.decode_tokens} of ${whole.decode_tokens} tokens`);
+    assert.ok(whole.response.startsWith(r.response));
+    const next = await behind;
+    assert.equal(next.stopped, undefined);
+    assert.equal(next.response, whole.response);
+    // While a call runs, from its token callback as an app's stop button would: the pieces reach JS after the
+    // worker made them, so the generation may have ended first; either way the answer is consistent.
+    let asked = false;
+    const running = await saguaro.complete(m, MESSAGES, long, () => {
+      if (!asked) m.stop();
+      asked = true;
+    });
+    if (running.stopped) assert.ok(whole.response.startsWith(running.response));
+    else assert.equal(running.response, whole.response);
+  } finally {
+    await saguaro.destroy(m);
+  }
 });
 
 test('two models of one bundle answer at the same time', async () => {

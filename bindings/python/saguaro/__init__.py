@@ -6,10 +6,11 @@
                              {"max_tokens": 32, "confidence_threshold": 0.7, "auto_handoff": True})
         print(r["response"], r["confidence"], r["cloud_handoff"])
 """
+from .audio_stream import AudioStream
 from .errors import SaguaroError
 from .model import Model
 
-__all__ = ["Model", "SaguaroError", "complete", "destroy", "init"]
+__all__ = ["AudioStream", "Model", "SaguaroError", "complete", "destroy", "init", "stop"]
 
 
 def init(bundle):
@@ -20,6 +21,11 @@ def init(bundle):
 def complete(model, messages, options=None, on_token=None):
     """model.complete(messages, options, on_token): the response dict (docs/response.md)."""
     return model.complete(messages, options, on_token)
+
+
+def stop(model):
+    """model.stop(): ends the complete() running on the model after the current token ("stopped": True)."""
+    model.stop()
 
 
 def destroy(model):

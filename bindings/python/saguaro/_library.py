@@ -57,16 +57,35 @@ def _open(bundle, path):
         lib = ctypes.CDLL(path)
     except OSError as e:
         raise SaguaroError(f"{path}: cannot load: {e}") from None
+    try:
+        _declare(lib)
+    except AttributeError as e:  # a library of an older saguaro lacks a function
+        raise SaguaroError(f"{path}: {e}; compile the bundle again (saguaro compile)") from None
+    return lib
+
+
+def _declare(lib):
+    """The C API's prototypes (saguaro/saguaro.h) on `lib`; AttributeError names a missing function."""
     lib.saguaro_init.argtypes = [ctypes.c_char_p]
     lib.saguaro_init.restype = ctypes.c_void_p
     lib.saguaro_complete.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
                                      ctypes.c_size_t, TOKEN_CALLBACK, ctypes.c_void_p]
     lib.saguaro_complete.restype = ctypes.c_int
+    lib.saguaro_stop.argtypes = [ctypes.c_void_p]
+    lib.saguaro_stop.restype = None
     lib.saguaro_destroy.argtypes = [ctypes.c_void_p]
     lib.saguaro_destroy.restype = None
     lib.saguaro_last_error.argtypes = []
     lib.saguaro_last_error.restype = ctypes.c_char_p
-    return lib
+    lib.saguaro_audio_begin.argtypes = [ctypes.c_void_p]
+    lib.saguaro_audio_begin.restype = ctypes.c_void_p
+    lib.saguaro_audio_push.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_float), ctypes.c_size_t]
+    lib.saguaro_audio_push_int16.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_int16), ctypes.c_size_t]
+    lib.saguaro_audio_end.argtypes = [ctypes.c_void_p]
+    lib.saguaro_audio_id.argtypes = [ctypes.c_void_p]
+    lib.saguaro_audio_id.restype = ctypes.c_long
+    lib.saguaro_audio_destroy.argtypes = [ctypes.c_void_p]
+    lib.saguaro_audio_destroy.restype = None
 
 
 def last_error(lib):

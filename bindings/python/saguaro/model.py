@@ -3,12 +3,14 @@ to a callback as they are generated.
 
 Threads: one Model answers one call at a time — concurrent complete() calls on it wait for each other (a lock per
 model; the C API's engine holds one conversation state). Different models run in parallel: ctypes releases the
-GIL for the whole C call and takes it again only to run the callback."""
+GIL for the whole C call and takes it again only to run the callback. stop() is the one call that does not wait: any
+thread (or the callback) may call it while complete() runs."""
 import ctypes
 import json
 import threading
 
 from . import _library
+from .audio_stream import AudioStream
 from .errors import SaguaroError
 
 # Bytes of the response buffer: room for the statistics plus max_tokens pieces JSON-escaped (a \\uXXXX escape per
@@ -50,6 +52,7 @@ class Model:
         self._lib = _library.load(self.bundle)
         self._lock = threading.Lock()
         self._busy_thread = None  # the thread inside complete(), so that a callback calling back in fails clearly
+        self._handle_lock = threading.Lock()  # stop() does not take _lock: this keeps destroy() from freeing under it
         handle = self._lib.saguaro_init(self.bundle.encode("utf-8"))
         if not handle:
             raise SaguaroError(_library.last_error(self._lib))
@@ -89,10 +92,24 @@ class Model:
         """Releases the model (once; later calls do nothing). Waits for a complete() running in another thread."""
         if self._busy_thread == threading.get_ident():
             raise SaguaroError("destroy called from inside this model's on_token callback")
-        with self._lock:
+        with self._lock, self._handle_lock:
             if self._handle is not None:
                 self._lib.saguaro_destroy(self._handle)
                 self._handle = None
+
+    def stop(self):
+        """Ends the complete() running on this model (in another thread, or from its on_token callback) after the
+        current token: it then returns the text so far with "stopped": True (saguaro_stop). Does not wait; a stop
+        asked while no generation runs is dropped when the next one starts, and on a destroyed model it does
+        nothing."""
+        with self._handle_lock:
+            if self._handle is not None:
+                self._lib.saguaro_stop(self._handle)
+
+    def audio_stream(self):
+        """A clip streamed into this model's audio tower (saguaro.AudioStream); SaguaroError when the model has
+        none."""
+        return AudioStream(self)
 
     def complete(self, messages, options=None, on_token=None):
         """Answers `messages` (a list of {"role", "content"} dicts, or its JSON text) with `options` (a dict, its

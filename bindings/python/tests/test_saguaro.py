@@ -1,8 +1,10 @@
 """The Python package against a built bundle ($SAGUARO_TEST_BUNDLE; test/e2e/test_python.py makes one of the
 default model and runs these in a fresh virtual environment): the response dict and streaming, the context manager,
-bad input (a missing bundle, a directory that is no bundle, a library that does not build, invalid messages JSON,
-bad options, a raising callback, a callback calling back in, a destroyed model used again) as SaguaroError or the
-callback's own exception, and the thread-safety contract (one call at a time per model, models in parallel)."""
+bad input (a missing bundle, a directory that is no bundle, a library that does not build or lacks the C API,
+invalid messages JSON, bad options, a raising callback, a callback calling back in, a destroyed model used again)
+as SaguaroError or the callback's own exception, the thread-safety contract (one call at a time per model, models in parallel) and stop()
+from another thread."""
+import ctypes
 import os
 import tempfile
 import threading
@@ -13,6 +15,13 @@ import saguaro
 BUNDLE = os.environ["SAGUARO_TEST_BUNDLE"]
 MESSAGES = [{"role": "user", "content": "What is 17 + 25?"}]
 GREEDY = {"max_tokens": 12, "temperature": 0}
+
+
+def _libm_path():
+    """The file of the C maths library this process has mapped (ctypes loads it by its soname)."""
+    ctypes.CDLL("libm.so.6")
+    with open("/proc/self/maps") as maps:
+        return next(line.split()[-1] for line in maps if "/libm.so" in line)
 
 
 class SaguaroTest(unittest.TestCase):
@@ -81,6 +90,17 @@ class SaguaroTest(unittest.TestCase):
                 saguaro.init(d)
             self.assertIn(os.path.join(d, "build.log"), caught.exception.message)
             self.assertIn("no model here", open(os.path.join(d, "build.log")).read())
+
+    def test_library_without_the_c_api(self):
+        # A library lacking a C API function (here the C maths library, standing in for one of an older saguaro)
+        # is a SaguaroError naming the function, not an AttributeError.
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(os.path.join(d, "build"))
+            os.symlink(_libm_path(), os.path.join(d, "build", "libsaguaro.so"))
+            with self.assertRaises(saguaro.SaguaroError) as caught:
+                saguaro.init(d)
+            self.assertIn("saguaro_init", caught.exception.message)
+            self.assertIn("compile the bundle again", caught.exception.message)
 
     def test_bundle_without_weights(self):
         # The C API's own error (saguaro_init's saguaro_last_error) names the weights file.
@@ -179,6 +199,35 @@ class SaguaroTest(unittest.TestCase):
         self.assertEqual(result[0]["response"], self.expected)
         with self.assertRaisesRegex(saguaro.SaguaroError, "destroyed"):
             m.complete(MESSAGES, GREEDY)
+
+    def test_stop_from_another_thread(self):
+        # The callback holds the generation at its first piece until the main thread has called stop(): the call
+        # then ends after that token with "stopped": True and the text so far, a prefix of the whole answer.
+        m = saguaro.init(BUNDLE)
+        long = {"max_tokens": 64, "temperature": 0}
+        whole = m.complete(MESSAGES, long)
+        first, stopped, result = threading.Event(), threading.Event(), []
+
+        def on_token(text, token_id):
+            first.set()
+            stopped.wait(60)
+
+        worker = threading.Thread(target=lambda: result.append(m.complete(MESSAGES, long, on_token=on_token)))
+        worker.start()
+        self.assertTrue(first.wait(60))
+        m.stop()  # does not wait for the model's lock, which the running call holds
+        stopped.set()
+        worker.join()
+        r = result[0]
+        self.assertIs(r["stopped"], True)
+        self.assertLess(r["decode_tokens"], whole["decode_tokens"])
+        self.assertTrue(whole["response"].startswith(r["response"]))
+        self.assertNotIn("stopped", whole)
+        # A stop asked while nothing runs is dropped: the next call answers in full.
+        saguaro.stop(m)
+        self.assertEqual(m.complete(MESSAGES, long)["response"], whole["response"])
+        m.destroy()
+        m.stop()  # on a destroyed model: nothing
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 // (the C API's saguaro_complete and `saguaro render` both use it).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -19,10 +20,11 @@ struct ImageRef {
 };
 
 /// An audio clip a message carries: where it stands in the request and its WAV bytes (kData: an input_audio part's
-/// base64 payload, mime audio/wav) or file (kFile: a path of Cactus' "audio").
+/// base64 payload, mime audio/wav) or file (kFile: a path of Cactus' "audio"), or the clip of a C API audio stream.
 struct AudioRef {
   std::string at;
   MediaUrl url;
+  int64_t stream = 0;  // > 0: the id of a stream of saguaro_audio_begin (saguaro_audio_id); `url` is then unused
 };
 
 /// Messages and the images and audio clips they carry, each in prompt order.
@@ -34,11 +36,13 @@ struct ChatRequest {
 
 /// Reads an array of messages: each {"role", "content"} with content a string or an array of parts — {"type":
 /// "text", "text"}, {"type": "image_url", "image_url": {"url"}} (saguaro/media_url.h: a data: URI, a file:// URL or a
-/// path; remote URLs refused) or {"type": "input_audio", "input_audio": {"data": BASE64, "format": "wav"}} (other
-/// formats refused) — Cactus' "images": [paths] and "audio": [WAV paths] (before the content, images first), and on assistant messages `tool_calls` ([{"type": "function",
-/// "function": {"name", "arguments"}}], arguments a JSON string or an object; the content may then be null). With
-/// `user_only` (no chat template to render other roles) only user messages are read. The JSON keeps key order, so
-/// arguments print as the caller wrote them. False + "problem" naming the message and part.
+/// path; remote URLs refused), {"type": "input_audio", "input_audio": {"data": BASE64, "format": "wav"}} (other
+/// formats refused) or {"type": "input_audio", "input_audio": {"stream": ID}} (a C API audio stream) — Cactus'
+/// "images": [paths] and "audio": [WAV paths] (before the content, images first), and on assistant messages
+/// `tool_calls` ([{"type": "function", "function": {"name", "arguments"}}], arguments a JSON string or an object; the
+/// content may then be null). With `user_only` (no chat template to render other roles) only user messages are read.
+/// The JSON keeps key order, so arguments print as the caller wrote them. False + "problem" naming the message and
+/// part.
 bool read_chat_messages(const nlohmann::ordered_json& messages, bool user_only, ChatRequest* out, std::string* err);
 
 /// The same from JSON text ("not valid JSON", "expected a JSON array" for text that is neither).

@@ -78,7 +78,12 @@ int saguaro_audio_end(saguaro_audio_t audio);
  * out_floats is smaller (see saguaro_last_error). */
 long saguaro_audio_soft_tokens(saguaro_audio_t audio, float* out, size_t out_floats);
 
-/* Releases a stream (NULL is allowed). */
+/* The stream's id (1, 2, ... in this process, never reused), or -1 for NULL. A message of saguaro_complete names an
+ * ended stream by it, {"type": "input_audio", "input_audio": {"stream": ID}}, and uses the soft tokens
+ * saguaro_audio_end computed (docs/runtime.md, "Streaming audio"). */
+long saguaro_audio_id(saguaro_audio_t audio);
+
+/* Releases a stream (NULL is allowed); its id is then refused. */
 void saguaro_audio_destroy(saguaro_audio_t audio);
 
 #ifdef __cplusplus

@@ -160,6 +160,19 @@ TEST_F(Hybrid, PrivacySwitchesKeepMediaOnTheDevice) {
   EXPECT_NE(server.raw_requests()[1].find("data:image/png;base64,iVBORw0KGgo="), std::string::npos);
 }
 
+TEST_F(Hybrid, AStreamedClipKeepsTheAnswerLocal) {
+  // A C API audio stream exists in the caller's process only: the local answer stands, nothing reaches the cloud.
+  FakeCloudServer server(FakeBehavior::Ok);
+  json r = run(openai_options(server), 0.1, json::parse(R"([{"role":"user","content":[
+      {"type":"input_audio","input_audio":{"stream":1}},{"type":"text","text":"what is said?"}]}])"));
+  EXPECT_EQ(r["response"], "local answer");
+  EXPECT_EQ(r["cloud_handoff"], false);
+  EXPECT_EQ(r["handoff_reason"], "invalid_input");
+  EXPECT_EQ(r["error"], "messages: messages[0].content[0]: input_audio.stream names a clip only the C API that "
+                        "streamed it holds; send input_audio data here");
+  EXPECT_TRUE(server.raw_requests().empty());
+}
+
 TEST_F(Hybrid, SpendCapHoldsAcrossRestartsOfTheCaller) {
   FakeCloudServer server(FakeBehavior::Ok);
   json options = openai_options(server);

@@ -229,6 +229,10 @@ TEST(Messages, AudioFilesBecomeWavAttachmentsExceptOnTheServer) {
     }
     return std::string("(accepted)");
   };
+  EXPECT_EQ(refusal(json::parse(R"([{"role":"user","content":[{"type":"input_audio","input_audio":{"stream":1}}]}])"),
+                    LocalFiles::kRead),
+            "messages[0].content[0]: input_audio.stream names a clip only the C API that streamed it holds; send "
+            "input_audio data here");
   EXPECT_EQ(refusal(parts, LocalFiles::kRefuse),
             "messages[0].audio[0]: file paths are not accepted here: send input_audio data");
   EXPECT_EQ(refusal(json::parse(R"([{"role":"user","content":"x","audio":[")" + text + R"("]}])"), LocalFiles::kRead),

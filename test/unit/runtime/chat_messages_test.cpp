@@ -113,6 +113,11 @@ TEST(ChatMessages, BadShapesAreNamed) {
             "messages[0].content[0]: input_audio.format \"mp3\" is not read here (only wav)");
   EXPECT_EQ(refusal(R"([{"role": "user", "content": [{"type": "input_audio", "input_audio": "AAAA"}]}])"),
             "messages[0].content[0]: an input_audio part needs string input_audio.data and input_audio.format");
+  for (const char* stream : {"0", "-2", "1.5", "\"3\"", "3, \"format\": \"wav\""})
+    EXPECT_EQ(refusal(std::string(R"([{"role": "user", "content": [{"type": "input_audio", "input_audio": {"stream": )") +
+                      stream + "}}]}]"),
+              "messages[0].content[0]: input_audio.stream must be a stream id (a positive integer) and the only key")
+        << stream;
   EXPECT_EQ(refusal(R"([{"role": "user", "content": "x", "audio": "a.wav"}])"),
             "messages[0].audio must be an array of file paths");
   EXPECT_EQ(refusal(R"([{"role": "user", "content": "x", "audio": [3]}])"), "messages[0].audio[0] must be a file path");
@@ -133,6 +138,16 @@ TEST(ChatMessages, AudioPartsAndCactusAudioInPromptOrder) {
   EXPECT_EQ(r.messages[0].parts[1].kind, ContentPart::kAudio);
   EXPECT_EQ(r.messages[0].parts[2].kind, ContentPart::kText);
   EXPECT_EQ(r.messages[0].parts[3].kind, ContentPart::kAudio);
+}
+
+TEST(ChatMessages, AudioStreamPartKeepsItsId) {
+  const ChatRequest r = parsed(R"([{"role": "user", "content": [
+      {"type": "input_audio", "input_audio": {"stream": 7}}, {"type": "text", "text": "Hear"}]}])");
+  ASSERT_EQ(r.audio.size(), 1u);
+  EXPECT_EQ(r.audio[0].at, "messages[0].content[0]");
+  EXPECT_EQ(r.audio[0].stream, 7);
+  ASSERT_EQ(r.messages[0].parts.size(), 2u);
+  EXPECT_EQ(r.messages[0].parts[0].kind, ContentPart::kAudio);
 }
 
 }  // namespace
