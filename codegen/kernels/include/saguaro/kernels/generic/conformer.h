@@ -4,9 +4,9 @@
 //
 // Each has a step form for a streamed encode: the call gets the rows that became final after the `done` rows of
 // earlier calls, and the rows before them that it reads come from a ring (the last min(done, Cap) rows,
-// right-aligned: time −s is at ring row Cap − s), which the call then updates with its own rows. A row computes the same operations in the same order whether its
-// neighbours came from the ring or from the call, so a clip encoded step by step equals the whole-clip call bit for
-// bit (conformer_step_test.cpp).
+// right-aligned: time −s is at ring row Cap − s), which the call then updates with its own rows. A row computes the
+// same operations in the same order whether its neighbours came from the ring or from the call, so a clip encoded
+// step by step equals the whole-clip call bit for bit (conformer_step_test.cpp).
 #pragma once
 
 #include <cmath>
