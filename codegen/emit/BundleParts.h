@@ -62,6 +62,7 @@ struct ModuleFacts {
   int64_t arenaBytes = 0, kvBytes = 0;        // kern.arena_bytes, kern.kv_bytes
   int64_t visionArenaBytes = 0;               // kern.vision_arena_bytes: the vision tower's own arena
   int64_t audioArenaBytes = 0;                // kern.audio_arena_bytes: the audio tower's own arena
+  int64_t audioStateBytes = 0;                // kern.audio_state_bytes: a streamed clip's state (its step's rings)
   std::string kvType = "f32";                 // kern.kv_type: the cache's element type (f32 or f16)
   std::vector<KvCache> kvCaches;              // kern.kv_caches, by layer
 

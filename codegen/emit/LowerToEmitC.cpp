@@ -184,7 +184,8 @@ LogicalResult EntryEmitter::run(StringRef kind) {
   };
   SmallVector<Argument> abi;
   const char *function;
-  const bool encoder = kind == "vision" || kind == "audio";
+  const bool step = kind == "audio_step", audio = kind == "audio" || step;
+  const bool encoder = kind == "vision" || audio;
   if (kind == "prefill") {
     function = "saguaro_model_prefill";
     abi = {{"tokens", t.tokenPtr},     {"rows", t.i32},          {"pos0", t.i32},      {"soft_embeds", t.constFloatPtr},
@@ -195,6 +196,11 @@ LogicalResult EntryEmitter::run(StringRef kind) {
   } else if (kind == "probe") {
     function = "saguaro_model_probe";
     abi = {{"hidden", t.floatPtr}, {"rows", t.i32}, {"p_wrong", t.floatPtr}};
+  } else if (step) {
+    // model_abi.h's EncodeStepFn: a streamed clip's next mel frames, the frames before them, the stream's state.
+    function = "saguaro_model_encode_audio_step";
+    abi = {{"features", t.constFloatPtr}, {"rows", t.i32},          {"start", t.i32},
+           {"state", t.floatPtr},         {"soft_tokens", t.floatPtr}};
   } else if (encoder) {
     // The towers share model_abi.h's EncodeFn: input rows (an image's patches, a clip's mel frames), the patches'
     // grid positions (null for audio), the row count and the soft tokens.
@@ -221,8 +227,10 @@ LogicalResult EntryEmitter::run(StringRef kind) {
     params[a.name] = arg;
   }
   arena = opaqueCall("arena", t.floatPtr, "arena_of", state, {b.getIndexAttr(0)});
-  if (!encoder) // an encoder has no KV cache
+  if (!encoder) // an encoder has no KV cache; a step's rings are kern.kv offsets into its stream's state
     kv = opaqueCall("kv", t.kvPtr, "kv_of", state, {b.getIndexAttr(0)});
+  else if (step)
+    kv = params["state"];
   if (kind == "prefill") {
     params["logit_rows"] = b.create<emitc::ConditionalOp>(named("logit_rows"), t.i32, params["all_logits"],
                                                          params["rows"], literal(t.i32, b.getI32IntegerAttr(1)));
@@ -238,7 +246,7 @@ LogicalResult EntryEmitter::run(StringRef kind) {
     params["soft_rows"] = b.create<emitc::DivOp>(named("soft_rows"), t.i32, params["rows"],
                                                  literal(t.i32, b.getI32IntegerAttr(static_cast<int32_t>(
                                                                     pooling.getInt() * pooling.getInt()))));
-  } else if (kind == "audio") {
+  } else if (audio) {
     // The frames after each stride-2 subsampling, rounded up: rows_2 = (rows + 1) / 2, rows_4 = (rows_2 + 1) / 2.
     Value frames = params["rows"];
     for (const char *name : {"rows_2", "rows_4"}) {
@@ -247,6 +255,11 @@ LogicalResult EntryEmitter::run(StringRef kind) {
       frames = params[name] =
           b.create<emitc::DivOp>(named(name), t.i32, odd, literal(t.i32, b.getI32IntegerAttr(2)));
     }
+    // A step starts at a multiple of 4 frames: start_2 = start / 2, start_4 = start / 4.
+    for (auto [name, divisor] : {std::pair{"start_2", 2}, std::pair{"start_4", 4}})
+      if (step)
+        params[name] = b.create<emitc::DivOp>(named(name), t.i32, params["start"],
+                                              literal(t.i32, b.getI32IntegerAttr(divisor)));
   }
 
   // A cache's pointers are named after the store into it (the attention ops that read the cache come first), or

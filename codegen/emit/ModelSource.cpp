@@ -40,6 +40,8 @@ std::string specSource(const ModuleFacts &facts, const BundleInputs &in) {
                   : "")
      << (d.audio ? "void saguaro_model_encode_audio(const saguaro::ModelState&, const float*, const int32_t*, "
                    "int32_t, float*);\n"
+                   "void saguaro_model_encode_audio_step(const saguaro::ModelState&, const float*, int32_t, int32_t, "
+                   "float*, float*);\n"
                  : "")
      << "namespace {\n"
      << "inline float* arena_of(const saguaro::ModelState& s) { return s.arena; }\n"
@@ -68,20 +70,21 @@ std::string specSource(const ModuleFacts &facts, const BundleInputs &in) {
   }
   // An EncoderSpec's fields in model_abi.h's order.
   auto encoder = [&](const char *name, std::initializer_list<int64_t> fields, int64_t arenaBytes,
-                     const char *function) {
+                     const char *function, int64_t stateBytes, const char *step) {
     os << "const saguaro::EncoderSpec " << name << " = {";
     for (int64_t f : fields)
       os << f << ", ";
-    os << arenaBytes << "ull, " << function << "};\n\n";
+    os << arenaBytes << "ull, " << function << ", " << stateBytes << "ull, " << step << "};\n\n";
   };
   if (const std::optional<BundleVision> &v = d.vision)
     encoder("kVision",
             {v->maxRows, v->rowWidth, v->patchSize, v->pooling, v->positionLimit, v->pooling * v->pooling, v->outDim,
              v->tokenId, v->beginId, v->endId, v->padId},
-            facts.visionArenaBytes, "saguaro_model_encode_image");
+            facts.visionArenaBytes, "saguaro_model_encode_image", 0, "nullptr");
   if (const std::optional<BundleAudio> &a = d.audio) // 4 frames per soft token: two stride-2 subsamplings
     encoder("kAudio", {a->maxFrames, a->mel, 0, 0, 0, 4, a->outDim, a->tokenId, a->beginId, a->endId, a->padId},
-            facts.audioArenaBytes, "saguaro_model_encode_audio");
+            facts.audioArenaBytes, "saguaro_model_encode_audio", facts.audioStateBytes,
+            "saguaro_model_encode_audio_step");
   os << "const saguaro::ModelSpec kSpec = {" << cString(d.name) << ", " << d.vocab << ", " << d.dim << ", "
      << d.layers << ", " << d.maxSeq << ", " << in.prefillChunk << ", " << facts.arenaBytes << "ull, "
      << facts.kvBytes << "ull, " << facts.slots.size() << ", kWeights, " << hiddenTap.first

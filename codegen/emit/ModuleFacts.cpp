@@ -64,6 +64,7 @@ ModuleFacts ModuleFacts::of(ModuleOp m) {
   f.arenaBytes = integer("kern.arena_bytes");
   f.visionArenaBytes = integer("kern.vision_arena_bytes");
   f.audioArenaBytes = integer("kern.audio_arena_bytes");
+  f.audioStateBytes = integer("kern.audio_state_bytes");
   f.kvBytes = integer("kern.kv_bytes");
   if (auto kv = m->getAttrOfType<StringAttr>("kern.kv_type"))
     f.kvType = kv.getValue().str();

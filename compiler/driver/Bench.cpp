@@ -286,9 +286,10 @@ void printImageTable(const BenchOptions &o, const std::string &target, const std
 
 /// The --audio table: per bits and threads, 30 s of audio through the tower: the encoder's milliseconds and real-time
 /// factor, the prefill of its soft tokens, the time from the clip's last sample to the first token with the whole
-/// file processed at the end (log-mel of 30 s, measured here, + encoder + prefill) and with the frames streamed as
-/// the audio arrived (encoder + prefill: the conformer still runs at the end), and the encoder's multiply-accumulate
-/// rate beside the machine's int8 and float32 peaks measured in the same process.
+/// file processed at the end (log-mel of 30 s, measured here, + encoder + prefill) and streamed as the audio arrived
+/// (the tower's last step, over the frames of the last soft token, + prefill: every earlier token went through the
+/// step as its frames came in), and the encoder's multiply-accumulate rate beside the machine's int8 and float32
+/// peaks measured in the same process.
 void printAudioTable(const BenchOptions &o, const std::string &target, const std::vector<Result> &results,
                      double melMs) {
   llvm::outs() << llvm::formatv("{0}: target {1}, audio tower; log-mel of 30 s {2:F1} ms\n", o.model, target, melMs);
@@ -303,7 +304,8 @@ void printAudioTable(const BenchOptions &o, const std::string &target, const std
                                   "{9,7:F1} {10,7:F1} {11,9:F1} {12,8:F1}\n",
                                   r.bits, r.threads, number(r.measured, "frames"), number(r.measured, "soft_tokens"),
                                   ms, ms / (1e3 * number(r.measured, "audio_seconds")), prefill,
-                                  melMs + ms + prefill, ms + prefill, gmac, gmac / (ms / 1e3),
+                                  melMs + ms + prefill, number(r.measured, "last_step_ms") + prefill, gmac,
+                                  gmac / (ms / 1e3),
                                   number(r.measured, "mac_peak_gops"), number(r.measured, "fma_peak_gflops"));
   }
 }

@@ -1,7 +1,9 @@
 //===- AudioGraphBuilder.cpp - Gemma 4's audio tower -> llm dialect --------------------===//
 //
 // The `encode_audio` entry: a clip's valid log-mel frames in (time-major, [frames, mel]), one
-// soft token per 4 frames (rounded up) in the decoder's width out (docs/gemma4-audio.md). Two
+// soft token per 4 frames (rounded up) in the decoder's width out (docs/gemma4-audio.md); and
+// `encode_audio_step`, the same graph for a streamed clip's next frames (llm.entry =
+// "audio_step": its stateful ops lower to the kernels' step forms). Two
 // subsampling convolutions, the input projection, conformer layers (feed-forward half steps,
 // local attention with relative position keys, the gated causal light convolution, each
 // layer's closing norm), the output projection and the embedder's unscaled RMSNorm and
@@ -27,7 +29,8 @@ class AudioBuilder {
 public:
   AudioBuilder(OpBuilder &b, const ModelDesc &d) : b(b), d(d), a(d.audio) {}
 
-  void build();
+  /// The entry `name` of kind `kind` ("audio" or "audio_step").
+  void build(StringRef name, StringRef kind);
 
 private:
   /// Frames after `halvings` stride-2 convolutions of the compiled maximum.
@@ -107,12 +110,11 @@ Value AudioBuilder::lightConv(Value h, int64_t layer) {
   return b.create<llm::AddOp>(at("a_residual"), h, linear(c, lw.convEnd, a.dim, l + "conv_end"));
 }
 
-void AudioBuilder::build() {
+void AudioBuilder::build(StringRef name, StringRef kind) {
   auto featuresType = act(a.mel, framesAfter(0));
   const int64_t tokens = framesAfter(2);
-  auto fn = b.create<func::FuncOp>(b.getUnknownLoc(), "encode_audio",
-                                   b.getFunctionType({featuresType}, {act(d.dim, tokens)}));
-  fn->setAttr("llm.entry", b.getStringAttr("audio"));
+  auto fn = b.create<func::FuncOp>(b.getUnknownLoc(), name, b.getFunctionType({featuresType}, {act(d.dim, tokens)}));
+  fn->setAttr("llm.entry", b.getStringAttr(kind));
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(fn.addEntryBlock());
 
@@ -151,4 +153,7 @@ void AudioBuilder::build() {
 }
 } // namespace
 
-void saguaro::buildAudioEntry(OpBuilder &b, const ModelDesc &desc) { AudioBuilder(b, desc).build(); }
+void saguaro::buildAudioEntry(OpBuilder &b, const ModelDesc &desc) {
+  AudioBuilder(b, desc).build("encode_audio", "audio");
+  AudioBuilder(b, desc).build("encode_audio_step", "audio_step");
+}

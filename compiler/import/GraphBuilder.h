@@ -18,8 +18,8 @@ mlir::OwningOpRef<mlir::ModuleOp> buildGraph(mlir::MLIRContext &ctx, const Model
 /// (VisionGraphBuilder.cpp).
 void buildVisionEntry(mlir::OpBuilder &b, const ModelDesc &desc);
 
-/// Adds the `encode_audio` entry (llm.entry = "audio") of desc.audio at `b`'s insertion point
-/// (AudioGraphBuilder.cpp).
+/// Adds the `encode_audio` entry (llm.entry = "audio") of desc.audio and its streamed form
+/// `encode_audio_step` (llm.entry = "audio_step") at `b`'s insertion point (AudioGraphBuilder.cpp).
 void buildAudioEntry(mlir::OpBuilder &b, const ModelDesc &desc);
 } // namespace saguaro
 

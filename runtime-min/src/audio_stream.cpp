@@ -4,7 +4,9 @@
 #include "saguaro/audio_stream.h"
 
 #if SAGUARO_WITH_AUDIO
+#include <cstddef>
 #include <exception>
+#include <utility>
 
 #include "saguaro/audio/log_mel_stream.h"
 #endif
@@ -15,10 +17,26 @@ namespace saguaro {
 struct AudioStream::Impl {
   Engine& engine;
   audio::LogMelStream mel{audio::LogMelConfig::gemma4()};
-  std::vector<float> frames;  // the valid frames so far, time-major
+  std::vector<float> frames;  // the valid frames not yet through the tower, time-major
+  size_t encoded = 0;         // the frames through the tower: a whole number of soft tokens until the end
+  std::vector<float> state;   // the tower's rings of the frames before the next step (EncoderSpec::state_bytes)
+  std::vector<float> soft;    // the soft tokens so far
   bool finished = false;
 
-  explicit Impl(Engine& e) : engine(e) {}
+  explicit Impl(Engine& e) : engine(e), state(e.spec().audio->state_bytes / sizeof(float)) {}
+
+  /// Runs the tower's step over the frames that make whole soft tokens (at the end: all of them, and at least one
+  /// frame in the clip), so at the end of the clip only the last token's frames remain.
+  bool step(bool last, std::string* err) {
+    const size_t mel = static_cast<size_t>(engine.spec().audio->row_width),
+                 token = static_cast<size_t>(engine.spec().audio->rows_per_token);
+    const size_t n = last ? frames.size() / mel : frames.size() / mel / token * token;
+    if (n == 0 && !(last && encoded == 0)) return true;
+    if (!engine.encode_audio_step(frames.data(), n, encoded, state.data(), &soft, err)) return false;
+    frames.erase(frames.begin(), frames.begin() + static_cast<std::ptrdiff_t>(n * mel));
+    encoded += n;
+    return true;
+  }
 
   /// Runs `body`, turning a thrown error into false + err.
   template <typename Body>
@@ -39,7 +57,7 @@ std::unique_ptr<AudioStream> AudioStream::open(Engine& engine, std::string* err)
 }
 
 bool AudioStream::push(const float* pcm, size_t n, std::string* err) {
-  return impl_->guarded(err, [&] { impl_->mel.push(pcm, n, &impl_->frames); });
+  return impl_->guarded(err, [&] { impl_->mel.push(pcm, n, &impl_->frames); }) && impl_->step(false, err);
 }
 
 bool AudioStream::push_int16(const int16_t* pcm, size_t n, std::string* err) {
@@ -52,7 +70,8 @@ bool AudioStream::push_int16(const int16_t* pcm, size_t n, std::string* err) {
 std::vector<float> AudioStream::finish(std::string* err) {
   if (!impl_->guarded(err, [&] { impl_->mel.finish(); })) return {};
   impl_->finished = true;
-  return impl_->engine.encode_audio(impl_->frames, err);
+  if (!impl_->step(true, err)) return {};
+  return std::move(impl_->soft);
 }
 
 size_t AudioStream::samples() const { return impl_->mel.samples(); }

@@ -275,22 +275,45 @@ std::vector<float> Engine::encode_image(const std::vector<float>& patches, const
   return out;
 }
 
+namespace {
+/// The audio tower of `spec` when a clip of `frames` mel frames fits it, else null + err.
+const EncoderSpec* audio_tower_for(const ModelSpec& spec, size_t frames, std::string* err) {
+  const EncoderSpec* audio = spec.audio;
+  if (!audio) return *err = "the model has no audio tower", nullptr;
+  if (frames == 0) return *err = "the clip has no complete mel frame (161 samples or more make one)", nullptr;
+  if (frames > static_cast<size_t>(audio->max_rows))
+    return *err = std::to_string(frames) + " mel frames are more than the " + std::to_string(audio->max_rows) +
+                  " (30 s) the audio tower was compiled for",
+           nullptr;
+  return audio;
+}
+}  // namespace
+
 std::vector<float> Engine::encode_audio(const std::vector<float>& features, std::string* err) {
   const EncoderSpec* audio = impl_->spec.audio;
   if (!audio) return *err = "the model has no audio tower", std::vector<float>();
   const size_t width = static_cast<size_t>(audio->row_width), frames = features.size() / width;
   if (features.size() % width != 0)
     return *err = "mel frames must be [n, " + std::to_string(width) + "]", std::vector<float>();
-  if (frames == 0) return *err = "the clip has no complete mel frame (161 samples or more make one)", std::vector<float>();
-  if (frames > static_cast<size_t>(audio->max_rows))
-    return *err = std::to_string(frames) + " mel frames are more than the " + std::to_string(audio->max_rows) +
-                  " (30 s) the audio tower was compiled for",
-           std::vector<float>();
+  if (!audio_tower_for(impl_->spec, frames, err)) return {};
   const size_t soft = (frames + audio->rows_per_token - 1) / audio->rows_per_token;
   std::vector<float> out(soft * audio->out_dim);
   if (!impl_->model->encode(*audio, features.data(), nullptr, static_cast<int32_t>(frames), out.data()))
     return *err = "out of memory for the audio tower's arena", std::vector<float>();
   return out;
+}
+
+bool Engine::encode_audio_step(const float* features, size_t n, size_t start, float* state,
+                               std::vector<float>* soft_tokens, std::string* err) {
+  const EncoderSpec* audio = audio_tower_for(impl_->spec, start + n, err);
+  if (!audio) return false;
+  if (n == 0) return true;  // a clip whose frames all went through earlier steps
+  const size_t before = soft_tokens->size(), token = static_cast<size_t>(audio->rows_per_token);
+  soft_tokens->resize(before + (n + token - 1) / token * audio->out_dim);
+  if (!impl_->model->encode_step(*audio, features, static_cast<int32_t>(n), static_cast<int32_t>(start), state,
+                                 soft_tokens->data() + before))
+    return soft_tokens->resize(before), *err = "out of memory for the audio tower's arena", false;
+  return true;
 }
 
 bool Engine::tokenize(std::string_view text, std::vector<int32_t>* ids, std::string* err) {

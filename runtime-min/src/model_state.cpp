@@ -55,14 +55,31 @@ std::unique_ptr<BoundModel> BoundModel::bind(const ModelSpec& spec, const Blob& 
   return m;
 }
 
-bool BoundModel::encode(const EncoderSpec& tower, const float* rows_in, const int32_t* positions, int32_t rows,
-                        float* soft_tokens) const {
+namespace {
+/// Runs `body` with `state` on an arena of `tower`'s own, held only during the call; false when it cannot be
+/// allocated.
+template <typename Body>
+bool on_tower_arena(const EncoderSpec& tower, const ModelState& state, Body body) {
   HugePageMemory arena(tower.arena_bytes);
   if (!arena.data()) return false;
-  ModelState s = state_;
+  ModelState s = state;
   s.arena = static_cast<float*>(arena.data());
-  tower.encode(s, rows_in, positions, rows, soft_tokens);
+  body(s);
   return true;
+}
+}  // namespace
+
+bool BoundModel::encode(const EncoderSpec& tower, const float* rows_in, const int32_t* positions, int32_t rows,
+                        float* soft_tokens) const {
+  return on_tower_arena(tower, state_,
+                        [&](const ModelState& s) { tower.encode(s, rows_in, positions, rows, soft_tokens); });
+}
+
+bool BoundModel::encode_step(const EncoderSpec& tower, const float* features, int32_t rows, int32_t start,
+                             float* state, float* soft_tokens) const {
+  return on_tower_arena(tower, state_, [&](const ModelState& s) {
+    tower.encode_step(s, features, rows, start, state, soft_tokens);
+  });
 }
 
 #if SAGUARO_THREAD_POOL

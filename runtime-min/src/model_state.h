@@ -46,6 +46,10 @@ class BoundModel {
   /// takes 1 to max_rows frames.
   bool encode(const EncoderSpec& tower, const float* rows_in, const int32_t* positions, int32_t rows,
               float* soft_tokens) const;
+  /// The same for a streamed clip's step (EncoderSpec::encode_step): `rows` frames after `start`, with the stream's
+  /// `state`.
+  bool encode_step(const EncoderSpec& tower, const float* features, int32_t rows, int32_t start, float* state,
+                   float* soft_tokens) const;
   /// Zeroes the KV cache (start of a new sequence).
   void clear_kv();
   uint64_t kv_bytes() const { return kv_.bytes(); }

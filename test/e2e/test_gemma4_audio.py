@@ -14,7 +14,8 @@ frames, clip bounds that clamp, a logit cap of 3).
   quantized to CQ4 (--bits 4, its linears through the integer CQ products) runs: its soft tokens of jfk.wav are
   finite and correlated with the reference (a smoke check of the integer path; its error is the quantization's).
 - `saguaro bench --audio --json` (one thread, generic) runs: 2999 frames, 750 soft tokens, a 752-token prefill,
-  the encoder's MAC count equal to the one counted from the config.
+  the encoder's MAC count equal to the one counted from the config, and the streamed clip's last step over the last
+  token's 3 frames.
 - Issue 30, acceptance 3: logits of a prompt holding jfk.wav (its placeholder expanded to begin-audio, 275 soft
   tokens, end-audio; the soft tokens from `saguaro encode` injected by `saguaro logits --soft-tokens`) equal the
   reference's (text decoder with the reference's own soft tokens in place) within 1e-3, float32 KV cache.
@@ -144,8 +145,9 @@ def main():
             layers * tokens * 3 * a["attention_context_left"] * d)
     ok = (row["bits"] == 4 and row["frames"] == frames and row["soft_tokens"] == tokens and row["encode_ms"] > 0 and
           row["prefill_ms"] > 0 and row["prefill_tokens"] == tokens + 2 and row["encoder_macs"] == macs and
-          report["preprocess_ms"] > 0)
-    check("bench --audio", ok, f"encoder {row['encode_ms']:.1f} ms, prefill {row['prefill_ms']:.1f} ms, "
+          report["preprocess_ms"] > 0 and row["last_step_frames"] == 3 and row["last_step_ms"] > 0)
+    check("bench --audio", ok, f"encoder {row['encode_ms']:.1f} ms, last step {row['last_step_ms']:.1f} ms, "
+          f"prefill {row['prefill_ms']:.1f} ms, "
           f"{row['encoder_macs'] / 1e9:.3f} GMAC (counted here: {macs / 1e9:.3f}), log-mel of 30 s "
           f"{report['preprocess_ms']:.1f} ms")
 

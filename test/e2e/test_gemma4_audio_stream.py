@@ -5,7 +5,9 @@ The log-mel frames are made as the samples arrive (runtime-min/frontends/audio L
 audio.StreamPieces and audio.WavPieces check the frames and samples piece by piece.
 
 The C API (saguaro_audio_begin / push / push_int16 / end / soft_tokens of the bundle's libsaguaro.so, through
-ctypes): jfk.wav's 16-bit samples pushed in the same pieces, and as floats, give the same soft tokens bit for bit.
+ctypes), on the same targets: jfk.wav's 16-bit samples pushed in the same pieces, and as floats, give the same soft
+tokens bit for bit. Its stream runs the tower's compiled step (saguaro_model_encode_audio_step) whenever a soft
+token's frames are in, so this checks the step against the whole-clip entry on each target.
 
 Bad input on standard input, one line and exit 1, nothing written: bytes that are not a WAV, no bytes, a header
 without a data chunk, audio too short for a mel frame, more than 30 s. Through the C API, -1 and a message: a stream ended without
@@ -68,7 +70,8 @@ def main():
             if not same:
                 raise SystemExit(f"FAIL: {target}, pieces of {piece}")
 
-    check_c_api(args, model, wav[header:], os.path.join(w, "whole-generic.npy"))
+    for target in targets:
+        check_c_api(args, model, wav[header:], os.path.join(w, f"whole-{target}.npy"), target)
 
     def refused(what, stdin_bytes, expect):
         out = os.path.join(w, "refused.npy")
@@ -91,11 +94,11 @@ def main():
     return 0
 
 
-def check_c_api(args, model, pcm_bytes, whole):
-    """Streams the 16-bit samples through the bundle's C API in every piece size and as floats; the soft tokens must be
-    the whole-file encode's (`whole`, generic target) bit for bit. Then the C API's refusals."""
-    bundle = os.path.join(args.work_dir, "bundle")
-    common.run([args.saguaro, "compile", model, "-o", bundle, "--target", "generic"], args)
+def check_c_api(args, model, pcm_bytes, whole, target):
+    """Streams the 16-bit samples through the C API of a bundle for `target` in every piece size and as floats; the
+    soft tokens must be the whole-file encode's on that target (`whole`) bit for bit. Then the C API's refusals."""
+    bundle = os.path.join(args.work_dir, f"bundle-{target}")
+    common.run([args.saguaro, "compile", model, "-o", bundle, "--target", target], args)
     common.run(["cmake", "-S", bundle, "-B", bundle + "/build", "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release"], args)
     common.run(["cmake", "--build", bundle + "/build"], args)
     lib = ctypes.CDLL(os.path.join(bundle, "build", "libsaguaro.so"))
@@ -145,10 +148,10 @@ def check_c_api(args, model, pcm_bytes, whole):
         for piece in PIECES:
             got = stream(samples, piece)
             same = got.shape == want.shape and got.tobytes() == want.tobytes()
-            print(f"C API, {kind} pieces of {piece} samples: {got.shape[0]} soft tokens, "
+            print(f"C API, {target}, {kind} pieces of {piece} samples: {got.shape[0]} soft tokens, "
                   f"{'bit-identical' if same else 'DIFFERENT'} to the whole file")
             if not same:
-                raise SystemExit(f"FAIL: C API, {kind} pieces of {piece}")
+                raise SystemExit(f"FAIL: C API, {target}, {kind} pieces of {piece}")
 
     def refused(what, steps, expect):
         """Runs steps(audio) on a new stream; the last call must return -1 with `expect` in the last error."""

@@ -248,3 +248,28 @@ module {
     return
   }
 }
+
+// -----
+
+// A streamed clip's step is saguaro_model_encode_audio_step(state, features, rows, start, state_buffer,
+// soft_tokens), EncodeStepFn's signature: start_2 and start_4 are the frames of earlier steps after each
+// subsampling, and its rings (kern.kv offsets) point into the stream's state instead of a KV cache.
+// CHECK-LABEL: emitc.func @saguaro_model_encode_audio_step(
+// CHECK-SAME: %[[S:[^:]+]]: !emitc.opaque<"const saguaro::ModelState&">, %[[F:[^:]+]]: !emitc.ptr<!emitc.opaque<"const float">>, %[[N:[^:]+]]: i32, %[[START:[^:]+]]: i32, %[[STATE:[^:]+]]: !emitc.ptr<f32>, %[[OUT:[^:]+]]: !emitc.ptr<f32>) {
+// CHECK:      %[[S2:.*]] = emitc.div %[[START]], %{{.*}} : (i32, i32) -> i32
+// CHECK-NEXT: %[[FOUR:.*]] = emitc.literal "4" : i32
+// CHECK-NEXT: %[[S4:.*]] = emitc.div %[[START]], %[[FOUR]] : (i32, i32) -> i32
+// CHECK-NOT:  kv_of
+// CHECK:      %[[RING:.*]] = emitc.add %[[STATE]], %{{.*}} : (!emitc.ptr<f32>, i64) -> !emitc.ptr<f32>
+// CHECK:      emitc.call_opaque "saguaro::kernels::gated_causal_conv_step_f32"(%{{.*}}, %[[S4]], %[[RING]],
+module {
+  func.func @encode_audio_step() attributes {llm.entry = "audio_step"} {
+    %a = kern.alloc {offset = 0 : i64} : memref<12x16xf32>
+    %g = kern.alloc {offset = 768 : i64} : memref<12x8xf32>
+    %o = kern.alloc {offset = 1152 : i64} : memref<12x8xf32>
+    kern.call %a : memref<12x16xf32> {callee = "copy_rows_f32", template_args = [16], args = [#kern.param<"rows">, #kern.param<"features">, 0 : index]}
+    kern.call %a, %g, %o : memref<12x16xf32>, memref<12x8xf32>, memref<12x8xf32> {callee = "gated_causal_conv_step_f32", template_args = [8, 5], args = [#kern.param<"rows_4">, #kern.param<"start_4">, #kern.kv<32>, 0 : index, #kern.weight<"dw">, 1 : index, 2 : index]}
+    kern.call %o : memref<12x8xf32> {callee = "copy_rows_f32", template_args = [8], args = [#kern.param<"rows_4">, 0 : index, #kern.param<"soft_tokens">]}
+    return
+  }
+}

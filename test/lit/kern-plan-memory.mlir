@@ -118,8 +118,9 @@ module {
 // -----
 
 // Each tower's entry runs on an arena of its own: the module's kern.arena_bytes stays the decoder's,
-// kern.vision_arena_bytes and kern.audio_arena_bytes hold the towers'.
-// CHECK: module attributes {kern.arena_bytes = 256 : i64, kern.audio_arena_bytes = 512 : i64, {{.*}}kern.vision_arena_bytes = 1024 : i64}
+// kern.vision_arena_bytes and kern.audio_arena_bytes hold the towers' (a streamed clip's step runs on the audio
+// tower's).
+// CHECK: module attributes {kern.arena_bytes = 256 : i64, kern.audio_arena_bytes = 768 : i64, {{.*}}kern.vision_arena_bytes = 1024 : i64}
 module {
   func.func @decode() attributes {llm.entry = "decode"} {
     %a = kern.alloc : memref<1x64xf32>
@@ -134,6 +135,11 @@ module {
   func.func @encode_audio() attributes {llm.entry = "audio"} {
     %a = kern.alloc : memref<2x64xf32>
     kern.call %a : memref<2x64xf32> {callee = "add_f32", template_args = [64], args = [#kern.param<"rows">, 0 : index, 0 : index]}
+    return
+  }
+  func.func @encode_audio_step() attributes {llm.entry = "audio_step"} {
+    %a = kern.alloc : memref<3x64xf32>
+    kern.call %a : memref<3x64xf32> {callee = "add_f32", template_args = [64], args = [#kern.param<"rows">, 0 : index, 0 : index]}
     return
   }
 }

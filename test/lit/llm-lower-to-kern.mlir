@@ -364,6 +364,34 @@ module attributes {llm.max_seq = 16 : i64} {
 
 // -----
 
+// A streamed clip's step: the same graph, its stateful ops calling their step forms with the rows of earlier steps
+// (`start`, `start_2`, `start_4` where they run over `rows`, `rows_2`, `rows_4`) and rings placed one after another
+// in the stream's state (kern.kv offsets): the subsamplings' last input row (128, 256 floats), attention's keys and
+// values of past − 1 frames (3 × 8 each), the convolution's kernel − 1 GLU rows (4 × 8); 464 floats in all.
+// CHECK: module attributes {kern.audio_state_bytes = 1856 : i64
+// CHECK-LABEL: func.func @encode_audio_step() attributes {llm.entry = "audio_step"} {
+// CHECK:       {args = [#kern.param<"rows">, #kern.param<"start">, #kern.kv<0>, 0 : index, #kern.weight<"c0">, #kern.weight<"n0">, 9.99999997E-7 : f32, 1 : index, #kern.param<"parallel">], callee = "subsample_conv_step_f32", template_args = [128, 1, 4]}
+// CHECK:       {args = [#kern.param<"rows_2">, #kern.param<"start_2">, #kern.kv<128>, 0 : index, #kern.weight<"c1">, #kern.weight<"n1">, 9.99999997E-7 : f32, 1 : index, #kern.param<"parallel">], callee = "subsample_conv_step_f32", template_args = [64, 4, 2]}
+// CHECK:       {args = [#kern.param<"rows_4">, #kern.param<"start_4">, #kern.kv<384>, #kern.kv<408>, 0 : index, 1 : index, 2 : index, #kern.weight<"pds">, #kern.weight<"relk">, 3.000000e+00 : f32, 3 : index, 4 : index, #kern.param<"parallel">], callee = "local_attention_step_f32", template_args = [2, 4, 4, 0, 4]}
+// CHECK:       {args = [#kern.param<"rows_4">, #kern.param<"start_4">, #kern.kv<432>, 0 : index, #kern.weight<"dw">, 1 : index, 2 : index], callee = "gated_causal_conv_step_f32", template_args = [8, 5]}
+// CHECK:       {args = [#kern.param<"rows_4">, 0 : index, #kern.param<"soft_tokens">], callee = "copy_rows_f32", template_args = [24]}
+module attributes {llm.max_seq = 16 : i64} {
+  func.func @encode_audio_step(%f: tensor<12x128xf32>) -> tensor<3x24xf32> attributes {llm.entry = "audio_step"} {
+    %c0 = llm.subsample_conv %f {weight = #llm.weight<"c0">, norm = #llm.weight<"n0">, in_channels = 1 : i64, eps = 1.0e-6 : f32} : tensor<12x128xf32> -> tensor<6x256xf32>
+    %c1 = llm.subsample_conv %c0 {weight = #llm.weight<"c1">, norm = #llm.weight<"n1">, in_channels = 4 : i64, eps = 1.0e-6 : f32} : tensor<6x256xf32> -> tensor<3x64xf32>
+    %h = llm.linear %c1 {weight = #llm.weight<"proj">} : tensor<3x64xf32> -> tensor<3x8xf32>
+    %a = llm.local_attention %h, %h, %h {heads = 2 : i64, head_dim = 4 : i64, per_dim_scale = #llm.weight<"pds">, relative_keys = #llm.weight<"relk">, chunk = 4 : i64, past = 4 : i64, future = 0 : i64, cap = 3.0 : f32} : tensor<3x8xf32>
+    %g = llm.linear %a {weight = #llm.weight<"start">} : tensor<3x8xf32> -> tensor<3x16xf32>
+    %v = llm.gated_causal_conv %g {weight = #llm.weight<"dw">, kernel = 5 : i64} : tensor<3x16xf32> -> tensor<3x8xf32>
+    %s = llm.silu %v : tensor<3x8xf32>
+    %o = llm.linear %s {weight = #llm.weight<"out">} : tensor<3x8xf32> -> tensor<3x24xf32>
+    %b = llm.add_bias %o {bias = #llm.weight<"bias">} : tensor<3x24xf32>
+    return %b : tensor<3x24xf32>
+  }
+}
+
+// -----
+
 // A prefill of a model with a vision tower: the injected rows replace the embedding in place.
 // CHECK-LABEL: func.func @prefill() attributes {llm.entry = "prefill"} {
 // CHECK:       callee = "embed_f32"

@@ -41,11 +41,13 @@ LogicalResult AllocOp::verify() {
 }
 
 // The entry points' runtime parameters (model_abi.h): the decoder's, the probe's, a prefill's soft-token rows and
-// an encoder's (the audio tower's frames after each subsampling: rows_2, rows_4).
+// an encoder's (the audio tower's frames after each subsampling: rows_2, rows_4; a streamed clip's step's frames of
+// earlier steps: start, start_2, start_4).
 static const char *const kParamNames[] = {"rows",       "pos0",      "tokens",      "logits",   "all_logits",
                                           "logit_rows", "parallel",  "hidden",      "p_wrong",  "soft_embeds",
                                           "soft_mask",  "patches",   "positions",   "soft_rows", "soft_tokens",
-                                          "features",   "rows_2",    "rows_4"};
+                                          "features",   "rows_2",    "rows_4",      "start",    "start_2",
+                                          "start_4"};
 
 LogicalResult LayoutAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError, StringRef name) {
   if (!saguaro::kernels::find_layout(name.str().c_str()))

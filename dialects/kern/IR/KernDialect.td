@@ -48,8 +48,8 @@ def Kern_WeightAttr : Kern_Attr<"Weight", "weight"> {
 }
 
 def Kern_KvAttr : Kern_Attr<"Kv", "kv"> {
-  let summary = "A float offset into the KV cache";
-  let description = [{ Example: `#kern.kv<4096>` is `kv + 4096` (floats). }];
+  let summary = "A float offset into the KV cache (an audio_step entry: into its stream's state)";
+  let description = [{ Example: `#kern.kv<4096>` is `kv + 4096` (elements). }];
   let parameters = (ins "int64_t":$offset);
   let assemblyFormat = "`<` $offset `>`";
 }

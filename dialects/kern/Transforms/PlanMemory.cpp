@@ -112,10 +112,12 @@ struct PlanMemoryPass : saguaro::kern::impl::PlanMemoryBase<PlanMemoryPass> {
       FailureOr<int64_t> bytes = planFunction(fn, buffers);
       if (failed(bytes))
         return signalPassFailure();
-      // An encoder tower (vision, audio) runs on its own arena, which exists only while it runs.
+      // An encoder tower (vision, audio) runs on its own arena, which exists only while it runs; a streamed
+      // clip's step (audio_step) runs on the audio tower's.
       auto kind = fn->getAttrOfType<StringAttr>("llm.entry");
-      bool encoder = kind && (kind.getValue() == "vision" || kind.getValue() == "audio");
-      int64_t &shared = encoder ? encoderArenas[kind.getValue().str()] : arena;
+      StringRef tower = !kind ? "" : kind.getValue() == "audio_step" ? "audio" : kind.getValue();
+      bool encoder = tower == "vision" || tower == "audio";
+      int64_t &shared = encoder ? encoderArenas[tower.str()] : arena;
       shared = std::max(shared, *bytes);
       plans.push_back(b.getNamedAttr(
           fn.getSymName(), b.getDictionaryAttr({b.getNamedAttr("arena_bytes", b.getI64IntegerAttr(*bytes)),

@@ -69,8 +69,12 @@ private:
   }
   bool isProbe() { return kind() == "probe"; }
   /// A tower's entry: its input rows in (an image's patches and their positions, llm.entry = "vision"; a clip's
-  /// mel frames, "audio"), soft tokens out.
-  bool isEncoder() { return kind() == "vision" || kind() == "audio"; }
+  /// mel frames, "audio"; a streamed clip's next frames, "audio_step"), soft tokens out.
+  bool isEncoder() { return kind() == "vision" || isAudio(); }
+  bool isAudio() { return kind() == "audio" || isStep(); }
+  /// A streamed clip's step: the stateful ops call their kernels' step forms, with rings in the stream's state
+  /// (addressed as kern.kv offsets: the step's `state` argument takes the KV cache's place).
+  bool isStep() { return kind() == "audio_step"; }
   /// The runtime parameter of an encoder's input rows.
   StringRef encoderInput() { return kind() == "vision" ? "patches" : "features"; }
 
@@ -80,6 +84,17 @@ private:
   Attribute weight(WeightAttr w) { return kern::WeightAttr::get(b.getContext(), w.getName()); }
   Attribute kvAt(int64_t element) { return kern::KvAttr::get(b.getContext(), element); }
   Attribute i64(int64_t v) { return b.getI64IntegerAttr(v); }
+  /// A ring of `floats` in the stream's state, placed after the rings before it.
+  Attribute ring(int64_t floats) {
+    Attribute at = kvAt(stateFloats);
+    stateFloats += floats;
+    return at;
+  }
+  /// A step's rows of earlier steps at the row count `rows`: `start` mel frames, `start_2`, `start_4` after each
+  /// subsampling.
+  Attribute doneOf(Attribute rows) {
+    return param(rows == param("rows") ? "start" : rows == param("rows_2") ? "start_2" : "start_4");
+  }
 
   Value alloc(Location loc, ArrayRef<int64_t> shape) {
     return b.create<kern::AllocOp>(loc, MemRefType::get(shape, b.getF32Type()), IntegerAttr());
@@ -190,6 +205,7 @@ private:
   int64_t maxSeq;
   DenseMap<Value, Value> buffers;
   DenseMap<Value, Attribute> rowParams; // activations whose row count is not the entry's `rows`
+  int64_t stateFloats = 0;              // a step entry's rings so far
   DenseMap<Value, Value> rotations;
   DenseMap<Value, Value> quantizations;
   /// Per cache layer: the last attention op of the entry that reads it (the chunk's store follows it), and the K
@@ -506,6 +522,15 @@ LogicalResult FunctionLowering::lower(Operation *op) {
         if (!half)
           return c.emitOpError("subsamples frames that are already subsampled twice");
         Value out = allocLike(loc, c);
+        if (isStep()) {
+          call(loc, kern::kSubsampleConvStepF32,
+               {i64(c.getInFreq()), c.getInChannelsAttr(), i64(c.getOutChannels())}, {buffers.lookup(c.getInput()), out},
+               {rows, doneOf(rows), ring(features(c.getInput())), buffer(0), weight(c.getWeight()),
+                weight(c.getNorm()), c.getEpsAttr(), buffer(1), param("parallel")});
+          buffers[c] = out;
+          rowParams[c] = half;
+          return success();
+        }
         call(loc, kern::kSubsampleConvF32, {i64(c.getInFreq()), c.getInChannelsAttr(), i64(c.getOutChannels())},
              {buffers.lookup(c.getInput()), out},
              {rows, buffer(0), weight(c.getWeight()), weight(c.getNorm()), c.getEpsAttr(), buffer(1),
@@ -518,6 +543,16 @@ LogicalResult FunctionLowering::lower(Operation *op) {
         int64_t width = features(a);
         Value table = alloc(names::derived(loc, "table"), {a.getTableEnd() + 2, width});
         Value out = allocLike(loc, a);
+        if (isStep()) {
+          Attribute ringK = ring((a.getPast() - 1) * width), ringV = ring((a.getPast() - 1) * width);
+          call(loc, kern::kLocalAttentionStepF32,
+               {a.getHeadsAttr(), a.getHeadDimAttr(), a.getPastAttr(), a.getFutureAttr(), i64(a.getTableEnd())},
+               {buffers.lookup(a.getQ()), buffers.lookup(a.getK()), buffers.lookup(a.getV()), table, out},
+               {rows, doneOf(rows), ringK, ringV, buffer(0), buffer(1), buffer(2), weight(a.getPerDimScale()),
+                weight(a.getRelativeKeys()), a.getCapAttr(), buffer(3), buffer(4), param("parallel")});
+          buffers[a] = out;
+          return success();
+        }
         call(loc, kern::kLocalAttentionF32,
              {a.getHeadsAttr(), a.getHeadDimAttr(), a.getPastAttr(), a.getFutureAttr(), i64(a.getTableEnd())},
              {buffers.lookup(a.getQ()), buffers.lookup(a.getK()), buffers.lookup(a.getV()), table, out},
@@ -529,6 +564,14 @@ LogicalResult FunctionLowering::lower(Operation *op) {
       .Case([&](GatedCausalConvOp c) {
         Value gated = alloc(names::derived(loc, "glu"), cast<RankedTensorType>(c.getType()).getShape());
         Value out = allocLike(loc, c);
+        if (isStep()) {
+          call(loc, kern::kGatedCausalConvStepF32, {i64(features(c)), c.getKernelAttr()},
+               {buffers.lookup(c.getInput()), gated, out},
+               {rows, doneOf(rows), ring((c.getKernel() - 1) * features(c)), buffer(0), weight(c.getWeight()),
+                buffer(1), buffer(2)});
+          buffers[c] = out;
+          return success();
+        }
         call(loc, kern::kGatedCausalConvF32, {i64(features(c)), c.getKernelAttr()},
              {buffers.lookup(c.getInput()), gated, out}, {rows, buffer(0), weight(c.getWeight()), buffer(1), buffer(2)});
         buffers[c] = out;
@@ -585,7 +628,7 @@ LogicalResult FunctionLowering::run() {
     return i < fn.getNumArguments() ? dyn_cast<RankedTensorType>(fn.getArgument(i).getType()) : RankedTensorType();
   };
   RankedTensorType input = argType(0);
-  if (kind() == "audio") {
+  if (isAudio()) {
     if (fn.getNumArguments() != 1 || !input || input.getRank() != 2 || !input.getElementType().isF32())
       return fn.emitOpError("an audio entry point takes exactly one argument: the mel frames (tensor<Txmelxf32>)");
   } else if (isEncoder()) {
@@ -633,6 +676,8 @@ LogicalResult FunctionLowering::run() {
     op->erase();
   body.eraseArguments(0, body.getNumArguments());
   fn.setFunctionType(FunctionType::get(fn.getContext(), {}, {}));
+  if (isStep()) // the stream's state: EncoderSpec::state_bytes
+    fn->getParentOfType<ModuleOp>()->setAttr("kern.audio_state_bytes", b.getI64IntegerAttr(stateFloats * 4));
   return success();
 }
 

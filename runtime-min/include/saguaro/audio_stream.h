@@ -1,5 +1,6 @@
 // A clip streamed into an engine's audio tower: 16 kHz mono PCM pushed in pieces as it arrives, Gemma 4's log-mel
-// frames made as soon as their samples are in (bit-identical to the whole clip's), the soft tokens at the end.
+// frames made as soon as their samples are in (bit-identical to the whole clip's), and each soft token made by the
+// tower's step (Engine::encode_audio_step) as soon as its frames are, so at the end only the last token's remain.
 #pragma once
 
 #include <cstddef>
@@ -25,8 +26,8 @@ class AudioStream {
   bool push(const float* pcm, size_t n, std::string* err);
   /// The same from 16-bit PCM, scaled by 1 / 32768 as a WAV file's samples are.
   bool push_int16(const int16_t* pcm, size_t n, std::string* err);
-  /// Ends the clip and returns its soft tokens (ceil(frames / 4) × dim floats, Engine::encode_audio of the frames);
-  /// empty + err for no samples or too few for one mel frame. The stream then takes nothing more.
+  /// Ends the clip and returns its soft tokens (ceil(frames / 4) × dim floats, bit-identical to Engine::encode_audio
+  /// of the frames); empty + err for no samples or too few for one mel frame. The stream then takes nothing more.
   std::vector<float> finish(std::string* err);
 
   size_t samples() const;

@@ -97,6 +97,13 @@ class Engine {
   /// The audio tower's soft tokens (ceil(n / 4) × dim floats) of one clip's n valid log-mel frames (n × mel floats,
   /// time-major, Gemma 4's features); empty + err when the model has no audio tower or n is not 1 to max_rows.
   std::vector<float> encode_audio(const std::vector<float>& features, std::string* err);
+  /// One step of a streamed clip (saguaro::AudioStream): appends to *soft_tokens the ceil(n / 4) soft tokens of its
+  /// next n mel frames (n × mel floats) after `start` frames of earlier steps (a multiple of 4, as is n unless these
+  /// are the clip's last frames), reading and updating the stream's `state` (EncoderSpec::state_bytes, any content
+  /// before the first step). The steps' soft tokens are encode_audio's of the whole clip, bit for bit. False + err
+  /// when the model has no audio tower or start + n is not 1 to max_rows.
+  bool encode_audio_step(const float* features, size_t n, size_t start, float* state, std::vector<float>* soft_tokens,
+                         std::string* err);
   /// Token ids of `text` (BOS first when the tokenizer's config says so).
   bool tokenize(std::string_view text, std::vector<int32_t>* ids, std::string* err);
 

@@ -16,6 +16,12 @@ using ProbeFn = void (*)(const ModelState& s, float* hidden, int32_t n, float* p
 /// It runs on its own arena: s.arena must hold EncoderSpec::arena_bytes.
 using EncodeFn = void (*)(const ModelState& s, const float* rows_in, const int32_t* positions, int32_t rows,
                           float* soft_tokens);
+/// A streamed clip's next `rows` mel frames through the audio tower, after `start` frames of earlier steps (a
+/// multiple of 4; `rows` too except at the clip's end): their ceil(rows / 4) soft tokens, bit-identical to the whole
+/// clip's. `state` (EncoderSpec::state_bytes, any content before the first step) holds the rings of the frames
+/// before them that the stateful ops read; the step updates it. It runs on the tower's arena.
+using EncodeStepFn = void (*)(const ModelState& s, const float* features, int32_t rows, int32_t start, float* state,
+                              float* soft_tokens);
 /// What the runtime needs to know of an encoder tower (saguaro_model_encode_image, saguaro_model_encode_audio).
 struct EncoderSpec {
   int32_t max_rows;          // rows per call: the compiled soft-token budget × pooling² patches, or mel frames
@@ -31,6 +37,8 @@ struct EncoderSpec {
   int32_t pad_id;            // the id the placeholder's rows are looked up as (their per-layer embedding)
   uint64_t arena_bytes;      // the tower's own activation arena
   EncodeFn encode;
+  uint64_t state_bytes;      // audio: a streamed clip's state (vision: 0)
+  EncodeStepFn encode_step;  // audio: the streamed form of encode (vision: null)
 };
 struct ModelSpec {
   const char* name;          // model name from the importer
