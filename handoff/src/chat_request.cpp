@@ -54,8 +54,13 @@ ChatCompletionRequest parse_chat_request(const std::string& text) {
     if (!body["stream"].is_boolean()) throw BadChatRequest{"stream must be true or false", "stream"};
     parsed.stream = body["stream"].get<bool>();
   }
-  parsed.include_usage = body.contains("stream_options") && body["stream_options"].is_object() &&
-                         body["stream_options"].value("include_usage", false) == true;
+  if (body.contains("stream_options") && !body["stream_options"].is_null()) {
+    const json& options = body["stream_options"];
+    if (!options.is_object()) throw BadChatRequest{"stream_options must be an object", "stream_options"};
+    if (options.contains("include_usage") && !options["include_usage"].is_boolean())
+      throw BadChatRequest{"stream_options.include_usage must be true or false", "stream_options"};
+    parsed.include_usage = options.value("include_usage", false);
+  }
   return parsed;
 }
 

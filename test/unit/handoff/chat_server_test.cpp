@@ -124,6 +124,10 @@ TEST_F(ChatServerTest, MalformedRequestsGet400WithJsonError) {
       {"stream not bool", R"({"messages":[{"role":"user","content":"hi"}],"stream":"yes"})"},
       {"n = 2", R"({"messages":[{"role":"user","content":"hi"}],"n":2})"},
       {"model not string", R"({"messages":[{"role":"user","content":"hi"}],"model":7})"},
+      {"stream_options not object", R"({"messages":[{"role":"user","content":"hi"}],"stream_options":true})"},
+      // found by fuzz_serve_request (test/fuzz/regressions/fuzz_serve_request/include-usage-number)
+      {"include_usage a number",
+       R"({"messages":[{"role":"user","content":"hi"}],"stream":true,"stream_options":{"include_usage":1e308}})"},
   };
   httplib::Client client("127.0.0.1", port_);
   for (const auto& [name, body] : cases) {
