@@ -448,7 +448,7 @@ class Decomposer {
     if (render(with, true) == render(conversation("u", false), true)) give_up("the template ignores the tools");
     const Head h = head(ct->pieces[ChatTemplate::kUserPrefix], with.tools);
     std::string why = "no tool format matches";
-    for (auto format : {ToolListFormat::kJson, ToolListFormat::kJsonIndent4, ToolListFormat::kGemma4}) {
+    for (auto format : {ToolListFormat::kJson, ToolListFormat::kJsonIndent4, ToolListFormat::kGemma4, ToolListFormat::kName}) {
       std::string first, second, err;
       if (!format_tool(format, with.tools[0], &first, &err) || !format_tool(format, with.tools[1], &second, &err))
         give_up(err);

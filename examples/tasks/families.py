@@ -321,6 +321,11 @@ FAMILIES: Tuple[Family, ...] = (
            train_items=_birth_items, space=len(F.BIRTHS)),
 )
 
+# The arithmetic families (sums, differences, products and sum checks): what the built-in `math` tool answers
+# (examples/models/tools, docs/builtin-tools.md).
+ARITHMETIC_FAMILIES: Tuple[str, ...] = ("add_1d", "add_2d", "add_3d", "add_carry", "sub_1d", "sub_2d", "sub_3d",
+                                        "mul_small", "sum_check")
+
 FAMILY_NAMES: Tuple[str, ...] = tuple(dict.fromkeys(f.name for f in FAMILIES))
 CELL_BY_NAME: Dict[str, Family] = {f.cell: f for f in FAMILIES}
 

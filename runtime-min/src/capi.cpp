@@ -17,6 +17,7 @@
 
 
 #include "audio_input.h"
+#include "builtin_tool_loop.h"
 #include "capi_audio_streams.h"
 #include "capi_model.h"
 #include "hidden_capture.h"
@@ -328,6 +329,30 @@ bool run_local(saguaro::Engine& engine, Request& req, const PieceSink& tool_free
   return true;
 }
 
+// run_local, and with built-in tools enabled, the rounds of builtin_tool_loop.h: an answer calling only built-in
+// tools has them run, the calls and results join the conversation, and the model answers again. The final round is
+// the answer (its confidence is the final answer's; token counts and times add up over the rounds);
+// "builtin_tool_calls" in its tool fields lists every call run.
+bool run_local_rounds(saguaro_model& model, Request& req, const PieceSink& emit, LocalRun* out, std::string* err) {
+  json ran = json::array();
+  saguaro::GenerateStats before;  // the earlier rounds' sums
+  for (int round = 0;; ++round) {
+    if (!run_local(*model.engine, req, emit, out, err)) return false;
+    saguaro::GenerateStats& st = out->st;
+    st.prompt_tokens += before.prompt_tokens, st.generated_tokens += before.generated_tokens;
+    st.prefill_ms += before.prefill_ms, st.decode_ms += before.decode_ms, st.total_ms += before.total_ms;
+    before = st;
+    if (out->stopped || round == saguaro::kMaxBuiltinToolRounds ||
+        !saguaro::run_builtin_round(req.tools.builtin_tools(), out->text, out->tool_fields, &req.parsed.messages, &ran))
+      break;
+    *out = LocalRun();
+    req.prompt.clear();
+    if (!render_prompt(model, &req, err)) return false;
+  }
+  if (!ran.empty()) out->tool_fields["builtin_tool_calls"] = ran;
+  return true;
+}
+
 // The local generation's statistics, the same keys with and without the handoff.
 json local_statistics(const LocalRun& r) {
   const saguaro::GenerateStats& st = r.st;
@@ -376,7 +401,7 @@ json local_response(const LocalRun& local) {
 int complete_local(saguaro_model* model, Request& req, char* out_json, size_t out_size, const PieceSink& emit) {
   LocalRun local;
   std::string err;
-  if (!run_local(*model->engine, req, emit, &local, &err)) return fail(err, out_json, out_size);
+  if (!run_local_rounds(*model, req, emit, &local, &err)) return fail(err, out_json, out_size);
   return respond(local_response(local), out_json, out_size);
 }
 #else
@@ -401,7 +426,7 @@ int complete_hybrid(saguaro_model* model, Request& req, char* out_json, size_t o
   LocalRun local;
   auto generate_local = [&]() -> saguaro::handoff::LocalAnswer {
     std::string err;
-    if (!run_local(*model->engine, req, req.stream_local ? emit : hold, &local, &err)) throw LocalFailure{err};
+    if (!run_local_rounds(*model, req, req.stream_local ? emit : hold, &local, &err)) throw LocalFailure{err};
     if (local.stopped) throw LocalStopped{};
     // No confidence (nothing generated) counts as low: the policy hands off when it may.
     return {local.text, local.confidence.is_number() ? local.confidence.get<double>()
@@ -422,6 +447,7 @@ int complete_hybrid(saguaro_model* model, Request& req, char* out_json, size_t o
     return respond(local_response(local), out_json, out_size);
   }
   if (!resp.value("cloud_handoff", false)) resp.update(local.tool_fields);
+  else if (local.tool_fields.contains("builtin_tool_calls")) resp["builtin_tool_calls"] = local.tool_fields["builtin_tool_calls"];
   if (emit && resp.value("cloud_handoff", false)) {
     emit(resp["response"].get<std::string>(), kCloudPieceId);
   } else if (emit && !req.stream_local) {

@@ -284,8 +284,10 @@ bool format_tool(ToolListFormat format, const std::string& tool_json, std::strin
   try {
     const Json tool = parse(tool_json, "a tool");
     if (!tool.is_object()) throw FormatError("a tool must be a JSON object");
-    *out = format == ToolListFormat::kGemma4 ? gemma_declaration(tool)
-                                             : python_json_of(tool, format == ToolListFormat::kJsonIndent4 ? 4 : -1);
+    const Json* function = member(tool, "function");
+    if (format == ToolListFormat::kName) *out = python_str(function ? member(*function, "name") : nullptr);
+    else if (format == ToolListFormat::kGemma4) *out = gemma_declaration(tool);
+    else *out = python_json_of(tool, format == ToolListFormat::kJsonIndent4 ? 4 : -1);
     return true;
   } catch (const FormatError& e) {
     *err = e.what();

@@ -1,13 +1,27 @@
 // One completion's tools (tool_answer.h): request → prompt, stream hold-back, answer → OpenAI tool_calls.
 #include "tool_answer.h"
 
+#include <algorithm>
+
+#include "builtin_tool_loop.h"
+#include "saguaro/builtin_tools.h"
+
 namespace saguaro {
 
 bool ToolAnswer::init(const std::string& options_json, const ChatTemplate* chat, std::string* err) {
   *this = ToolAnswer();
   if (!read_tool_request(options_json, &request_, err)) return *err = "options_json: " + *err, false;
+  const nlohmann::json options = nlohmann::json::parse(options_json);
+  if (!read_builtin_tools(options, &builtins_, err)) return *err = "options_json: " + *err, false;
+  caller_tools_ = request_.tools.size();
+  for (const std::string& name : builtins_) {
+    if (std::find(request_.names.begin(), request_.names.end(), name) != request_.names.end())
+      return *err = "options_json: \"builtin_tools\": \"" + name + "\" is also one of the \"tools\"", false;
+    request_.tools.push_back(builtin_tool_declaration(name));
+    request_.names.push_back(name);
+  }
   if (request_.tools.empty()) return true;
-  choice_ = nlohmann::json::parse(options_json).value("tool_choice", nlohmann::json());
+  choice_ = options.value("tool_choice", nlohmann::json());
   std::string why = "the bundle has no chat template to render tools with";
   syntax_ = chat ? tool_call_syntax(*chat, &why) : ToolCallSyntax::kNone;
   if (syntax_ == ToolCallSyntax::kNone) return *err = "options_json: \"tools\": " + why, false;
@@ -25,15 +39,17 @@ const std::vector<std::string>& ToolAnswer::prompt_tools() const {
 }
 
 nlohmann::json ToolAnswer::cloud_tools() const {
-  if (!request_.active()) return nullptr;
+  if (!request_.active() || caller_tools_ == 0) return nullptr;
   nlohmann::json tools = nlohmann::json::array();
-  for (const std::string& t : request_.tools) tools.push_back(nlohmann::json::parse(t));
+  for (size_t k = 0; k < caller_tools_; ++k) tools.push_back(nlohmann::json::parse(request_.tools[k]));
   return tools;
 }
 
 ToolAnswer::Sink ToolAnswer::filter(Sink emit) {
   if (!emit || !request_.active()) return emit;
   emit_ = std::move(emit);
+  seen_.clear();
+  shown_ = 0;
   return [this](const std::string& piece, uint32_t id) {
     seen_ += piece;
     // A forced call is all call: nothing of it is content.

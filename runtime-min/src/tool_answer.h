@@ -20,8 +20,9 @@ class ToolAnswer {
  public:
   using Sink = std::function<void(const std::string& piece, uint32_t token_id)>;
 
-  /// Reads the options' tools and tool_choice for a bundle whose chat template is `chat` (null: none). False +
-  /// "options_json: ..." on bad tools, a function's parameters that are no schema the mask takes (when tool_choice
+  /// Reads the options' tools, tool_choice and builtin_tools (whose declarations join the tools the prompt renders,
+  /// builtin_tool_loop.h) for a bundle whose chat template is `chat` (null: none). False + "options_json: ..." on bad
+  /// tools, a built-in tool the caller also declares, a function's parameters that are no schema the mask takes (when tool_choice
   /// forces a call), or tools the template cannot express.
   bool init(const std::string& options_json, const ChatTemplate* chat, std::string* err);
 
@@ -29,7 +30,10 @@ class ToolAnswer {
   const std::vector<std::string>& prompt_tools() const;
   /// What the prompt is extended by so the answer continues a call (tool_choice "required" or a function).
   const std::string& forced_opening() const { return forced_.opening; }
-  /// The tools for a hand-off to the cloud, as an OpenAI array (null when the answer is not read for calls), and
+  /// The built-in tools the options enable, run in-process (builtin_tool_loop.h).
+  const std::vector<std::string>& builtin_tools() const { return builtins_; }
+  /// The caller's tools for a hand-off to the cloud (the built-in ones stay local), as an OpenAI array (null when
+  /// the caller gave none or the answer is not read for calls), and
   /// the request's tool_choice (null when not given).
   nlohmann::json cloud_tools() const;
   const nlohmann::json& tool_choice() const { return choice_; }
@@ -37,6 +41,7 @@ class ToolAnswer {
   const std::shared_ptr<const JsonGrammar>& grammar() const { return grammar_; }
 
   /// `emit` with the pieces held back while they may belong to a call (null stays null; without tools: `emit`).
+  /// Each generation (each round of built-in calls) takes a new filter.
   Sink filter(Sink emit);
   /// Reads the generated `text` for calls: *content is the text outside them; *fields the response's "tool_calls"
   /// and "finish_reason" ("tool_calls", or `finish_reason` without calls). Without tools: *content = text, no fields.
@@ -47,6 +52,8 @@ class ToolAnswer {
 
  private:
   ToolRequest request_;
+  std::vector<std::string> builtins_;  // enabled built-in tools; their declarations end request_.tools
+  size_t caller_tools_ = 0;            // request_.tools before the built-in ones
   ToolCallSyntax syntax_ = ToolCallSyntax::kNone;
   ForcedCall forced_;
   nlohmann::json choice_;

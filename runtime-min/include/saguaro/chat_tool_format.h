@@ -13,7 +13,9 @@ enum class ToolListFormat : uint32_t {
   kJson = 0,         // tool | tojson  (json.dumps(ensure_ascii=False)), Qwen3
   kJsonIndent4 = 1,  // tool | tojson(indent=4), Llama 3.1
   kGemma4 = 2,       // format_function_declaration(tool) | trim, Gemma 4
-  kCount = 3
+  kName = 3,         // tool.function.name: a list of names, for a model whose context holds no declarations
+                     // (examples/models/tools)
+  kCount = 4
 };
 
 /// How the arguments object of a tool call is printed.

@@ -9,7 +9,7 @@ namespace saguaro {
 
 inline bool is_local_completion_option(std::string_view key) {
   for (std::string_view k : {"max_tokens", "temperature", "top_k", "top_p", "min_p", "repetition_penalty", "seed",
-                             "stop", "max_soft_tokens", "response_format", "tools", "tool_choice"})
+                             "stop", "max_soft_tokens", "response_format", "tools", "tool_choice", "builtin_tools"})
     if (key == k) return true;
   return false;
 }

@@ -255,7 +255,7 @@ TEST(ChatTensor, RoundTripAndCorruption) {
   b[9] = 0x40;  // flag bit 14
   broken(b, "flags");
   b = bytes;
-  b[12] = 3;  // ToolListFormat 3
+  b[12] = 4;  // ToolListFormat 4
   broken(b, "tool formats");
   b = bytes;
   b[14] = 3;  // ToolContentFormat 3

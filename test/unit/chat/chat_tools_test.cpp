@@ -158,6 +158,33 @@ TEST(ChatTools, Qwen3RoundTripByHand) {
             "<|im_end|>\n<|im_start|>assistant\n");
 }
 
+// The tool-calling example model's template (examples/models/tools): the tool list as names only (its context is 256
+// characters), calls in Qwen3's syntax, results on an "R: " line; the prompt of one round trip written out by hand.
+TEST(ChatTools, ToolNamesTemplateOfTheToolsModel) {
+  const nlohmann::json config = nlohmann::json::parse(
+      test::read_file(std::string(SAGUARO_SOURCE_ROOT) + "/examples/models/tools/tokenizer_config.json"));
+  ChatTemplateOptions opts;
+  opts.bos_token = "<bos>";
+  opts.eos_token = "<eos>";
+  std::vector<uint8_t> bytes;
+  std::string err;
+  ASSERT_TRUE(compile_chat_template(config["chat_template"], opts, &bytes, &err)) << err;
+  ChatTemplate t;
+  ASSERT_TRUE(ChatTemplate::parse(bytes.data(), bytes.size(), &t, &err)) << err;
+  EXPECT_EQ(t.tools_format, ToolListFormat::kName);
+  EXPECT_EQ(tool_call_syntax(t, &err), ToolCallSyntax::kHermes) << err;
+  const std::vector<ChatMessage> msgs = {{"user", "What is 48 + 57?", {}},
+                                         {"assistant", "", {}, {{"math", R"({"expression":"48 + 57"})"}}},
+                                         {"tool", "105", {}}};
+  const std::vector<std::string> tools = {R"({"type": "function", "function": {"name": "math"}})",
+                                          R"({"type": "function", "function": {"name": "units"}})"};
+  std::string prompt;
+  ASSERT_TRUE(t.apply(msgs, tools, true, false, &prompt, &err)) << err;
+  EXPECT_EQ(prompt,
+            "<bos>Tools: math units\nQ: What is 48 + 57?\nA: <tool_call>{\"name\": \"math\", \"arguments\": "
+            "{\"expression\": \"48 + 57\"}}</tool_call>\n<eos>R: 105\nA:");
+}
+
 // A template that fails on tool data it does not expect still compiles: the part is left out with a note.
 TEST(ChatTools, TemplateFailingOnToolDataLeavesThePartOut) {
   const std::string text =
