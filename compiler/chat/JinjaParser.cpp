@@ -22,7 +22,7 @@ class Parser {
   // Real templates nest a few levels deep. Limits keep a hostile one from exhausting the stack: the parser recurses
   // once per level of brackets, unary operators and blocks, and the evaluator and the tree's destructor once per
   // level of the tree (a chain such as `a ~ a ~ a ...` is parsed in a loop but is as deep as it is long).
-  static constexpr int kMaxNesting = 100, kMaxTreeHeight = 1000;
+  static constexpr int kMaxNesting = 100, kMaxTreeHeight = 256;
   int nesting_ = 0;
   struct Nested {  // one level of the parser's recursion, for as long as it lasts
     explicit Nested(Parser* p) : p(p) {
