@@ -181,7 +181,10 @@ def gemma4(args):
 def kernel_tests(args):
     for target, cpu in TARGETS:
         build = os.path.join(args.work_dir, f"kernels-{target}")
-        configure(args, os.path.join(args.source_dir, "test", "cross"), build,
+        # Through ccache when it is installed, as ./dev's own build (a bundle routes itself through it).
+        launcher = ["-DCMAKE_C_COMPILER_LAUNCHER=ccache", "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"] \
+            if shutil.which("ccache") else []
+        configure(args, os.path.join(args.source_dir, "test", "cross"), build, *launcher,
                   f"-DSAGUARO_CROSS_TARGET={target}", f"-DQEMU_CPU={cpu}")
         exe = os.path.join(build, "unit_kernels", "kernels_neon_tests")
         check_aarch64_elf(exe)

@@ -3,12 +3,12 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
-#include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "ChatCompiler.h"
 #include "saguaro/chat_template.h"
+#include "fuzz_findings.h"
 #include "test_util.h"
 
 namespace saguaro {
@@ -186,34 +186,27 @@ TEST(ChatPieces, TextThatIsNotUtf8IsACompileError) {
 
 // Every input fuzz_chat_template found (test/fuzz/regressions/) is a clean compile error.
 TEST(ChatPieces, FuzzFindingsAreCompileErrors) {
-  const std::string dir = std::string(SAGUARO_SOURCE_ROOT) + "/test/fuzz/regressions/fuzz_chat_template";
-  int seen = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-    std::ifstream in(entry.path(), std::ios::binary);
-    std::stringstream found;
-    found << in.rdbuf();
+  const int seen = test::for_each_fuzz_finding("fuzz_chat_template", [](const std::string& path,
+                                                                         const std::string& found) {
     std::vector<uint8_t> bytes;
     std::string err;
-    EXPECT_FALSE(compile_chat_template(found.str(), {}, &bytes, &err)) << entry.path();
-    EXPECT_NE(err.find("chat_template"), std::string::npos) << entry.path() << ": " << err;
-    ++seen;
-  }
+    EXPECT_FALSE(compile_chat_template(found, {}, &bytes, &err)) << path;
+    EXPECT_NE(err.find("chat_template"), std::string::npos) << path << ": " << err;
+  });
   EXPECT_GE(seen, 2);
 }
 
 // Every tokenizer_config.json fuzz_tokenizer_config found (test/fuzz/regressions/fuzz_tokenizer_config/) is read, and
 // its template is a clean compile error.
 TEST(ChatPieces, TokenizerConfigFuzzFindingsAreCompileErrors) {
-  const std::string dir = std::string(SAGUARO_SOURCE_ROOT) + "/test/fuzz/regressions/fuzz_tokenizer_config";
-  int seen = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+  const int seen = test::for_each_fuzz_finding("fuzz_tokenizer_config", [](const std::string& path,
+                                                                            const std::string&) {
     std::string text, err;
-    ASSERT_TRUE(read_chat_template(entry.path().string(), &text, &err)) << entry.path() << ": " << err;
+    ASSERT_TRUE(read_chat_template(path, &text, &err)) << path << ": " << err;
     std::vector<uint8_t> bytes;
-    EXPECT_FALSE(compile_chat_template(text, {}, &bytes, &err)) << entry.path();
-    EXPECT_NE(err.find("chat_template line "), std::string::npos) << entry.path() << ": " << err;
-    ++seen;
-  }
+    EXPECT_FALSE(compile_chat_template(text, {}, &bytes, &err)) << path;
+    EXPECT_NE(err.find("chat_template line "), std::string::npos) << path << ": " << err;
+  });
   EXPECT_GE(seen, 1);
 }
 

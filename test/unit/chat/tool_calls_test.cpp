@@ -11,6 +11,7 @@
 #include "saguaro/json_schema_mask.h"
 #include "saguaro/tool_calls.h"
 #include "saguaro/tool_request.h"
+#include "fuzz_findings.h"
 #include "test_util.h"
 #include "tool_answer.h"
 
@@ -108,21 +109,21 @@ TEST(ToolCalls, BadCallsAreOneLineEach) {
 // model output in the syntax its first byte picks, read or refused with a reason, and as options, read or refused
 // with a reason (no exception escapes either).
 TEST(ToolCalls, FuzzRegressionsAreReadOrRefusedCleanly) {
-  const std::string dir = std::string(SAGUARO_SOURCE_ROOT) + "/test/fuzz/regressions/fuzz_tool_calls";
-  int seen = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-    const std::string bytes = test::read_file(entry.path().string());
-    ASSERT_FALSE(bytes.empty()) << entry.path();
+  std::string non_utf8_value;
+  const int seen = test::for_each_fuzz_finding("fuzz_tool_calls", [&](const std::string& path,
+                                                                      const std::string& bytes) {
+    ASSERT_FALSE(bytes.empty()) << path;
     const ToolCallSyntax syntax[] = {ToolCallSyntax::kHermes, ToolCallSyntax::kLlama3, ToolCallSyntax::kGemma4};
     const Read r = read(syntax[static_cast<unsigned char>(bytes[0]) % 3], bytes.substr(1));
-    EXPECT_TRUE(r.ok || !r.err.empty()) << entry.path();
+    EXPECT_TRUE(r.ok || !r.err.empty()) << path;
     ToolRequest request;
     std::string err;
-    EXPECT_TRUE(read_tool_request(bytes.substr(1), &request, &err) || !err.empty()) << entry.path();
-    ++seen;
-  }
+    EXPECT_TRUE(read_tool_request(bytes.substr(1), &request, &err) || !err.empty()) << path;
+    if (std::filesystem::path(path).filename() == "gemma4-non-utf8-value") non_utf8_value = bytes;
+  });
   EXPECT_GE(seen, 2);
-  EXPECT_FALSE(read(ToolCallSyntax::kGemma4, test::read_file(dir + "/gemma4-non-utf8-value").substr(1)).ok);
+  ASSERT_FALSE(non_utf8_value.empty());
+  EXPECT_FALSE(read(ToolCallSyntax::kGemma4, non_utf8_value.substr(1)).ok);
 }
 
 TEST(ToolCalls, StreamHoldsBackWhatMayBecomeACall) {

@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
-#include <filesystem>
 #include <functional>
 #include <random>
 #include <nlohmann/json.hpp>
@@ -12,6 +11,7 @@
 #include "HfComponents.h"
 #include "TokenizerImport.h"
 #include "UnicodeTables.h"
+#include "fuzz_findings.h"
 #include "test_util.h"
 #include "unicode/pre_tokenizer.h"
 
@@ -314,19 +314,17 @@ TEST(BpeTokenizer, RejectsUnsupportedOrMalformedComponentsByName) {
 
 // Every tokenizer.json fuzz_hf_tokenizer found (test/fuzz/regressions/fuzz_hf_tokenizer/) is refused in one line.
 TEST(BpeTokenizer, FuzzFindingsAreRefused) {
-  const std::string found = std::string(SAGUARO_SOURCE_ROOT) + "/test/fuzz/regressions/fuzz_hf_tokenizer";
-  int seen = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(found)) {
+  const int seen = test::for_each_fuzz_finding("fuzz_hf_tokenizer", [](const std::string& path,
+                                                                        const std::string& found) {
     const std::string dir = test::make_temp_dir();
-    test::write_file(dir + "/tokenizer.json", test::read_file(entry.path().string()));
+    test::write_file(dir + "/tokenizer.json", found);
     std::vector<uint8_t> bytes;
     std::vector<std::pair<std::string, std::string>> meta;
     std::string err;
-    EXPECT_FALSE(import_hf_tokenizer(dir, &bytes, &meta, &err)) << entry.path();
-    EXPECT_NE(err.find("tokenizer.json: "), std::string::npos) << entry.path() << ": " << err;
+    EXPECT_FALSE(import_hf_tokenizer(dir, &bytes, &meta, &err)) << path;
+    EXPECT_NE(err.find("tokenizer.json: "), std::string::npos) << path << ": " << err;
     EXPECT_EQ(err.find('\n'), std::string::npos) << err;
-    ++seen;
-  }
+  });
   EXPECT_GE(seen, 1);
 }
 
