@@ -311,14 +311,15 @@ bool run_local(saguaro::Engine& engine, Request& req, const PieceSink& tool_free
     });
   saguaro::GenerateConfig cfg = req.cfg;
   std::unique_ptr<saguaro::JsonMask> format;
-  if (req.format) format = std::make_unique<saguaro::JsonMask>(req.format, req.vocab), cfg.constraint = format.get();
+  if (req.format)
+    format = std::make_unique<saguaro::JsonMask>(req.format, req.vocab,
+                                                 req.tools.grammar() ? "tool_choice" : "response_format"),
+    cfg.constraint = format.get();
   const bool ok = engine.generate(req.prompt, cfg, on_text, &out->st, err);
   if (!out->probe) engine.set_step_hook(nullptr);
-  // The request's own problems name the argument they are in; a constraint is tool_choice's when it forces a call
-  // (the mask's errors start "response_format: ").
+  // The request's own problems name the argument they are in (the mask's errors start with its option's name).
   if (!ok && out->st.fault == saguaro::GenerateFault::kPrompt) *err = "messages_json: " + *err;
-  if (!ok && out->st.fault == saguaro::GenerateFault::kConstraint)
-    *err = "options_json: " + (req.tools.grammar() ? "tool_choice: " + err->substr(err->find(' ') + 1) : *err);
+  if (!ok && out->st.fault == saguaro::GenerateFault::kConstraint) *err = "options_json: " + *err;
   if (!ok) return false;
   const int32_t max = req.cfg.max_new_tokens;
   const char* finish_reason = max >= 0 && out->st.generated_tokens >= max ? "length" : "stop";

@@ -103,6 +103,7 @@ constexpr size_t kCacheBytes = 64u << 20;  // masks kept per generation
 struct JsonMask::Impl {
   std::shared_ptr<const JsonGrammar> grammar;
   std::shared_ptr<const TokenTrie> vocab;
+  std::string argument;  // what the errors start with
   JsonMatcher matcher;
   JsonParseState state;
   std::vector<JsonParseState> walk;  // walk[d]: the state after d bytes of the trie path being walked
@@ -111,8 +112,8 @@ struct JsonMask::Impl {
   std::vector<std::pair<int32_t, float>> stop_logits;
   size_t bytes_fed = 0;
 
-  Impl(std::shared_ptr<const JsonGrammar> g, std::shared_ptr<const TokenTrie> v)
-      : grammar(std::move(g)), vocab(std::move(v)), matcher(*grammar->nodes) {
+  Impl(std::shared_ptr<const JsonGrammar> g, std::shared_ptr<const TokenTrie> v, std::string arg)
+      : grammar(std::move(g)), vocab(std::move(v)), argument(std::move(arg)), matcher(*grammar->nodes) {
     matcher.start(&state);
   }
 
@@ -183,8 +184,9 @@ struct JsonMask::Impl {
   }
 };
 
-JsonMask::JsonMask(std::shared_ptr<const JsonGrammar> grammar, std::shared_ptr<const TokenTrie> vocab)
-    : impl_(std::make_unique<Impl>(std::move(grammar), std::move(vocab))) {}
+JsonMask::JsonMask(std::shared_ptr<const JsonGrammar> grammar, std::shared_ptr<const TokenTrie> vocab,
+                   std::string argument)
+    : impl_(std::make_unique<Impl>(std::move(grammar), std::move(vocab), std::move(argument))) {}
 JsonMask::~JsonMask() = default;
 
 void JsonMask::reset() {
@@ -248,10 +250,10 @@ bool JsonMask::mask(float* logits, int32_t vocab, int32_t tokens_left, std::stri
   if (any) return true;
   const int64_t need = m.matcher.bytes_to_complete(m.state);
   if (need > budget)
-    *err = "response_format: " + std::to_string(tokens_left) + " tokens left cannot complete the JSON value (it needs " +
+    *err = m.argument + ": " + std::to_string(tokens_left) + " tokens left cannot complete the JSON value (it needs " +
            std::to_string(need) + " more bytes); raise max_tokens";
   else
-    *err = "response_format: no token of the vocabulary continues the JSON value after byte " +
+    *err = m.argument + ": no token of the vocabulary continues the JSON value after byte " +
            std::to_string(m.bytes_fed);
   return false;
 }

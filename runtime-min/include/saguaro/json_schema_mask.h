@@ -78,7 +78,9 @@ class TokenTrie {
 /// states seen (cached by state), and the masking of the logits. Not thread-safe; reset() to reuse it.
 class JsonMask : public TokenConstraint {
  public:
-  JsonMask(std::shared_ptr<const JsonGrammar> grammar, std::shared_ptr<const TokenTrie> vocab);
+  /// `argument` names the request argument the grammar came from: mask()'s errors start with it.
+  JsonMask(std::shared_ptr<const JsonGrammar> grammar, std::shared_ptr<const TokenTrie> vocab,
+           std::string argument = "response_format");
   ~JsonMask() override;
   /// Back to the start of a value (the mask cache is kept).
   void reset();
