@@ -92,7 +92,7 @@ Value AudioBuilder::attention(Value h, int64_t layer) {
   Value q = linear(x, lw.q, a.dim, l + "q"), k = linear(x, lw.k, a.dim, l + "k"), v = linear(x, lw.v, a.dim, l + "v");
   Value o = b.create<llm::LocalAttentionOp>(
       at(l + "attn"), q.getType(), q, k, v, b.getI64IntegerAttr(a.heads), b.getI64IntegerAttr(a.headDim),
-      w(lw.perDimScale), w(lw.relativeKeys), b.getI64IntegerAttr(a.chunk), b.getI64IntegerAttr(a.past),
+      w(lw.perDimScale), w(lw.relativeTable), b.getI64IntegerAttr(a.chunk), b.getI64IntegerAttr(a.past),
       b.getI64IntegerAttr(a.future), b.getF32FloatAttr(a.logitCap));
   o = linear(o, lw.post, a.dim, l + "attn_out");
   o = norm(clip(o, l + "attn_out_clip"), lw.attnPostNorm, kDefaultEps, l + "attn_post_norm");

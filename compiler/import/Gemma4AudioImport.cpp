@@ -8,6 +8,9 @@
 //===------------------------------------------------------------------------------------===//
 #include "compiler/import/HfImport.h"
 
+#include <algorithm>
+#include <cmath>
+
 using namespace saguaro;
 
 namespace {
@@ -97,6 +100,7 @@ llvm::Error saguaro::describeGemma4Audio(const HfConfig &outer, ModelDesc &d) {
     l.post = ClippedLinear::of(p + "self_attn.post", clipped);
     l.perDimScale = p + "self_attn.per_dim_scale";
     l.relativeKeys = p + "self_attn.relative_k_proj.weight";
+    l.relativeTable = "saguaro.audio.relative_table." + std::to_string(a.layerWeights.size());
     l.convPreNorm = p + "lconv1d.pre_layer_norm.weight";
     l.convNorm = p + "lconv1d.conv_norm.weight";
     l.depthwise = p + "lconv1d.depthwise_conv1d.weight";
@@ -109,4 +113,29 @@ llvm::Error saguaro::describeGemma4Audio(const HfConfig &outer, ModelDesc &d) {
   a.beginId = outer.object().getInteger("boa_token_id").value_or(256000);
   a.endId = outer.object().getInteger("eoa_token_index").value_or(258883);
   return llvm::Error::success();
+}
+
+void saguaro::addAudioRelativeTables(ImportedModel &model) {
+  const AudioTower &a = model.desc.audio;
+  const int64_t h = a.dim, half = a.dim / 2, end = (a.chunk + a.past + a.future) / 2;
+  // sinusoid(p) = [sin(p·τ_i), cos(p·τ_i)], τ_i = 10⁴^(−i / max(h/2 − 1, 1)): Gemma4AudioRelPositionalEncoding.
+  const double step = std::log(1.0e4) / static_cast<double>(std::max<int64_t>(half - 1, 1));
+  std::vector<double> sinusoid(static_cast<size_t>(h));
+  for (const AudioTower::Layer &l : a.layerWeights) {
+    const float *relk = model.weights.find(l.relativeKeys)->data; // [h, h], torch's [out, in]; checkWeights ran
+    std::vector<float> table(static_cast<size_t>((end + 1) * h));
+    for (int64_t p = 0; p <= end; ++p) {
+      for (int64_t i = 0; i < half; ++i) {
+        const double angle = static_cast<double>(p) * std::exp(-static_cast<double>(i) * step);
+        sinusoid[i] = std::sin(angle), sinusoid[half + i] = std::cos(angle);
+      }
+      for (int64_t o = 0; o < h; ++o) {
+        double acc = 0; // in float64, rounded once: the reference's precision
+        for (int64_t i = 0; i < h; ++i)
+          acc += static_cast<double>(relk[o * h + i]) * sinusoid[i];
+        table[p * h + o] = static_cast<float>(acc);
+      }
+    }
+    model.weights.addOwned(l.relativeTable, {end + 1, h}, std::move(table));
+  }
 }

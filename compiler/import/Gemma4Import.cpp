@@ -326,6 +326,8 @@ llvm::Error saguaro::importGemma4(const HfConfig &outer, llvm::StringRef archite
       d.layerWeights[i].layerScalar = s;
   if (auto e = checkWeights(model, dir))
     return e;
+  if (d.audio.layers > 0)
+    addAudioRelativeTables(model);
   d.embedScale = roundToStored(std::sqrt(static_cast<double>(d.dim)), model.weights.find(d.tokEmbedding)->fileDtype);
   if (pleDim > 0)
     d.ple.tableScale =
@@ -336,8 +338,8 @@ llvm::Error saguaro::importGemma4(const HfConfig &outer, llvm::StringRef archite
   for (const auto &[name, shape] : expectedTensors(d))
     read.insert(name);
   size_t unread = 0;
-  for (const std::string &name : model.weights.names())
-    unread += !read.contains(name);
+  for (const std::string &name : model.weights.names()) // the files' tensors, not those the importer made
+    unread += !read.contains(name) && !model.weights.find(name)->fileDtype.empty();
   if (architecture == "Gemma4ForConditionalGeneration") {
     const bool vision = d.vision.layers > 0, audio = d.audio.layers > 0;
     notes.push_back(std::string("Gemma4ForConditionalGeneration: compiling its text decoder") +

@@ -126,6 +126,10 @@ llvm::Error describeGemma4Vision(const HfConfig &config, llvm::StringRef dir, Mo
 /// files hold the tower's weights; Gemma4AudioImport.cpp; the rules: docs/gemma4-audio.md).
 llvm::Error describeGemma4Audio(const HfConfig &config, ModelDesc &d);
 
+/// Adds each audio layer's relative position table (AudioTower::Layer::relativeTable, `llm.local_attention`'s
+/// `relative_table`) computed from its `relative_k_proj` weight, which checkWeights has checked.
+void addAudioRelativeTables(ImportedModel &model);
+
 /// Imports Gemma4ForCausalLM (`config` is the text config) or Gemma4ForConditionalGeneration (its `text_config`;
 /// the towers are left out) from `dir` (Gemma4Import.cpp; the rules: docs/gemma4.md).
 llvm::Error importGemma4(const HfConfig &config, llvm::StringRef architecture, llvm::StringRef dir,

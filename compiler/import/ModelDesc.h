@@ -145,6 +145,7 @@ struct AudioTower {
     std::string attnPreNorm, attnPostNorm, outNorm;
     ClippedLinear q, k, v, post;
     std::string perDimScale, relativeKeys; // [D] raw (softplus applied), [h, h]
+    std::string relativeTable;             // [C/2 + 1, h]: relativeKeys applied to the sinusoids (the importer's)
     std::string convPreNorm, convNorm, depthwise; // [h], [h], [h, 1, K]
     ClippedLinear convStart, convEnd;             // linear_start [2h, h], linear_end [h, h]
   };

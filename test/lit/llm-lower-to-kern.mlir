@@ -329,17 +329,17 @@ module attributes {llm.max_seq = 16 : i64} {
 // -----
 
 // An audio tower's entry: its mel frames are copied into the arena; the first subsampling runs over `rows`, the
-// second over its `rows_2` output rows and everything after it over `rows_4`; local attention gets a scratch table
-// for its relative position keys, the gated causal convolution one for its GLU; SiLU and the bias work in place,
-// and the result is copied out to the caller's soft tokens.
+// second over its `rows_2` output rows and everything after it over `rows_4`; local attention reads its relative
+// position table as a weight (no scratch), the gated causal convolution gets a scratch buffer for its GLU; SiLU and
+// the bias work in place, and the result is copied out to the caller's soft tokens.
 // CHECK-LABEL: func.func @encode_audio() attributes {llm.entry = "audio"} {
 // CHECK:       %[[F:.*]] = kern.alloc : memref<12x128xf32>
 // CHECK-NEXT:  kern.call %[[F]] : memref<12x128xf32> {args = [#kern.param<"rows">, #kern.param<"features">, 0 : index], callee = "copy_rows_f32", template_args = [128]}
 // CHECK:       {args = [#kern.param<"rows">, 0 : index, #kern.weight<"c0">, #kern.weight<"n0">, 9.99999997E-7 : f32, 1 : index, #kern.param<"parallel">], callee = "subsample_conv_f32", template_args = [128, 1, 4]}
 // CHECK:       {args = [#kern.param<"rows_2">, 0 : index, #kern.weight<"c1">, #kern.weight<"n1">, 9.99999997E-7 : f32, 1 : index, #kern.param<"parallel">], callee = "subsample_conv_f32", template_args = [64, 4, 2]}
 // CHECK:       {args = [#kern.param<"rows_4">, 0 : index, #kern.weight<"proj">, 1 : index, #kern.param<"parallel">], callee = "matmul_f32", template_args = [64, 8]}
-// CHECK:       %[[T:.*]] = kern.alloc : memref<6x8xf32>
-// CHECK:       {args = [#kern.param<"rows_4">, 0 : index, 1 : index, 2 : index, #kern.weight<"pds">, #kern.weight<"relk">, 3.000000e+00 : f32, 3 : index, 4 : index, #kern.param<"parallel">], callee = "local_attention_f32", template_args = [2, 4, 4, 0, 4]}
+// CHECK-NOT:   memref<6x8xf32>
+// CHECK:       {args = [#kern.param<"rows_4">, 0 : index, 1 : index, 2 : index, #kern.weight<"pds">, #kern.weight<"rel">, 3.000000e+00 : f32, 3 : index, #kern.param<"parallel">], callee = "local_attention_f32", template_args = [2, 4, 4, 0, 4]}
 // CHECK:       %[[G:.*]] = kern.alloc : memref<3x8xf32>
 // CHECK-NEXT:  %[[C:.*]] = kern.alloc : memref<3x8xf32>
 // CHECK-NEXT:  kern.call %{{.*}}, %[[G]], %[[C]] : {{.*}} {args = [#kern.param<"rows_4">, 0 : index, #kern.weight<"dw">, 1 : index, 2 : index], callee = "gated_causal_conv_f32", template_args = [8, 5]}
@@ -352,7 +352,7 @@ module attributes {llm.max_seq = 16 : i64} {
     %c0 = llm.subsample_conv %f {weight = #llm.weight<"c0">, norm = #llm.weight<"n0">, in_channels = 1 : i64, eps = 1.0e-6 : f32} : tensor<12x128xf32> -> tensor<6x256xf32>
     %c1 = llm.subsample_conv %c0 {weight = #llm.weight<"c1">, norm = #llm.weight<"n1">, in_channels = 4 : i64, eps = 1.0e-6 : f32} : tensor<6x256xf32> -> tensor<3x64xf32>
     %h = llm.linear %c1 {weight = #llm.weight<"proj">} : tensor<3x64xf32> -> tensor<3x8xf32>
-    %a = llm.local_attention %h, %h, %h {heads = 2 : i64, head_dim = 4 : i64, per_dim_scale = #llm.weight<"pds">, relative_keys = #llm.weight<"relk">, chunk = 4 : i64, past = 4 : i64, future = 0 : i64, cap = 3.0 : f32} : tensor<3x8xf32>
+    %a = llm.local_attention %h, %h, %h {heads = 2 : i64, head_dim = 4 : i64, per_dim_scale = #llm.weight<"pds">, relative_table = #llm.weight<"rel">, chunk = 4 : i64, past = 4 : i64, future = 0 : i64, cap = 3.0 : f32} : tensor<3x8xf32>
     %g = llm.linear %a {weight = #llm.weight<"start">} : tensor<3x8xf32> -> tensor<3x16xf32>
     %v = llm.gated_causal_conv %g {weight = #llm.weight<"dw">, kernel = 5 : i64} : tensor<3x16xf32> -> tensor<3x8xf32>
     %s = llm.silu %v : tensor<3x8xf32>
@@ -372,7 +372,7 @@ module attributes {llm.max_seq = 16 : i64} {
 // CHECK-LABEL: func.func @encode_audio_step() attributes {llm.entry = "audio_step"} {
 // CHECK:       {args = [#kern.param<"rows">, #kern.param<"start">, #kern.kv<0>, 0 : index, #kern.weight<"c0">, #kern.weight<"n0">, 9.99999997E-7 : f32, 1 : index, #kern.param<"parallel">], callee = "subsample_conv_step_f32", template_args = [128, 1, 4]}
 // CHECK:       {args = [#kern.param<"rows_2">, #kern.param<"start_2">, #kern.kv<128>, 0 : index, #kern.weight<"c1">, #kern.weight<"n1">, 9.99999997E-7 : f32, 1 : index, #kern.param<"parallel">], callee = "subsample_conv_step_f32", template_args = [64, 4, 2]}
-// CHECK:       {args = [#kern.param<"rows_4">, #kern.param<"start_4">, #kern.kv<384>, #kern.kv<408>, 0 : index, 1 : index, 2 : index, #kern.weight<"pds">, #kern.weight<"relk">, 3.000000e+00 : f32, 3 : index, 4 : index, #kern.param<"parallel">], callee = "local_attention_step_f32", template_args = [2, 4, 4, 0, 4]}
+// CHECK:       {args = [#kern.param<"rows_4">, #kern.param<"start_4">, #kern.kv<384>, #kern.kv<408>, 0 : index, 1 : index, 2 : index, #kern.weight<"pds">, #kern.weight<"rel">, 3.000000e+00 : f32, 3 : index, #kern.param<"parallel">], callee = "local_attention_step_f32", template_args = [2, 4, 4, 0, 4]}
 // CHECK:       {args = [#kern.param<"rows_4">, #kern.param<"start_4">, #kern.kv<432>, 0 : index, #kern.weight<"dw">, 1 : index, 2 : index], callee = "gated_causal_conv_step_f32", template_args = [8, 5]}
 // CHECK:       {args = [#kern.param<"rows_4">, 0 : index, #kern.param<"soft_tokens">], callee = "copy_rows_f32", template_args = [24]}
 module attributes {llm.max_seq = 16 : i64} {
@@ -380,7 +380,7 @@ module attributes {llm.max_seq = 16 : i64} {
     %c0 = llm.subsample_conv %f {weight = #llm.weight<"c0">, norm = #llm.weight<"n0">, in_channels = 1 : i64, eps = 1.0e-6 : f32} : tensor<12x128xf32> -> tensor<6x256xf32>
     %c1 = llm.subsample_conv %c0 {weight = #llm.weight<"c1">, norm = #llm.weight<"n1">, in_channels = 4 : i64, eps = 1.0e-6 : f32} : tensor<6x256xf32> -> tensor<3x64xf32>
     %h = llm.linear %c1 {weight = #llm.weight<"proj">} : tensor<3x64xf32> -> tensor<3x8xf32>
-    %a = llm.local_attention %h, %h, %h {heads = 2 : i64, head_dim = 4 : i64, per_dim_scale = #llm.weight<"pds">, relative_keys = #llm.weight<"relk">, chunk = 4 : i64, past = 4 : i64, future = 0 : i64, cap = 3.0 : f32} : tensor<3x8xf32>
+    %a = llm.local_attention %h, %h, %h {heads = 2 : i64, head_dim = 4 : i64, per_dim_scale = #llm.weight<"pds">, relative_table = #llm.weight<"rel">, chunk = 4 : i64, past = 4 : i64, future = 0 : i64, cap = 3.0 : f32} : tensor<3x8xf32>
     %g = llm.linear %a {weight = #llm.weight<"start">} : tensor<3x8xf32> -> tensor<3x16xf32>
     %v = llm.gated_causal_conv %g {weight = #llm.weight<"dw">, kernel = 5 : i64} : tensor<3x16xf32> -> tensor<3x8xf32>
     %s = llm.silu %v : tensor<3x8xf32>

@@ -313,7 +313,7 @@ func.func @subsample_conv_width(%x: tensor<9x128xf32>) -> tensor<5x100xf32> {
 
 func.func @local_attention_heads(%q: tensor<3x8xf32>) -> tensor<3x8xf32> {
   // expected-error @+1 {{'llm.local_attention' op 3 heads of 4 do not make the row width 8}}
-  %a = llm.local_attention %q, %q, %q {heads = 3 : i64, head_dim = 4 : i64, per_dim_scale = #llm.weight<"pds">, relative_keys = #llm.weight<"relk">, chunk = 4 : i64, past = 4 : i64, future = 0 : i64, cap = 3.0 : f32} : tensor<3x8xf32>
+  %a = llm.local_attention %q, %q, %q {heads = 3 : i64, head_dim = 4 : i64, per_dim_scale = #llm.weight<"pds">, relative_table = #llm.weight<"rel">, chunk = 4 : i64, past = 4 : i64, future = 0 : i64, cap = 3.0 : f32} : tensor<3x8xf32>
   return %a : tensor<3x8xf32>
 }
 
@@ -322,7 +322,7 @@ func.func @local_attention_heads(%q: tensor<3x8xf32>) -> tensor<3x8xf32> {
 // With no past frame a query would not even see itself.
 func.func @local_attention_past(%q: tensor<3x8xf32>) -> tensor<3x8xf32> {
   // expected-error @+1 {{'llm.local_attention' op needs chunk >= 1, past >= 1 (the frame itself) and future >= 0, got chunk 4, past 0, future 0}}
-  %a = llm.local_attention %q, %q, %q {heads = 2 : i64, head_dim = 4 : i64, per_dim_scale = #llm.weight<"pds">, relative_keys = #llm.weight<"relk">, chunk = 4 : i64, past = 0 : i64, future = 0 : i64, cap = 3.0 : f32} : tensor<3x8xf32>
+  %a = llm.local_attention %q, %q, %q {heads = 2 : i64, head_dim = 4 : i64, per_dim_scale = #llm.weight<"pds">, relative_table = #llm.weight<"rel">, chunk = 4 : i64, past = 0 : i64, future = 0 : i64, cap = 3.0 : f32} : tensor<3x8xf32>
   return %a : tensor<3x8xf32>
 }
 
@@ -330,7 +330,7 @@ func.func @local_attention_past(%q: tensor<3x8xf32>) -> tensor<3x8xf32> {
 
 func.func @local_attention_cap(%q: tensor<3x8xf32>) -> tensor<3x8xf32> {
   // expected-error @+1 {{'llm.local_attention' op cap must be positive}}
-  %a = llm.local_attention %q, %q, %q {heads = 2 : i64, head_dim = 4 : i64, per_dim_scale = #llm.weight<"pds">, relative_keys = #llm.weight<"relk">, chunk = 4 : i64, past = 4 : i64, future = 0 : i64, cap = 0.0 : f32} : tensor<3x8xf32>
+  %a = llm.local_attention %q, %q, %q {heads = 2 : i64, head_dim = 4 : i64, per_dim_scale = #llm.weight<"pds">, relative_table = #llm.weight<"rel">, chunk = 4 : i64, past = 4 : i64, future = 0 : i64, cap = 0.0 : f32} : tensor<3x8xf32>
   return %a : tensor<3x8xf32>
 }
 

@@ -27,14 +27,14 @@ func.func @gemma4_ops(%q: tensor<2x8xf32>, %k: tensor<2x4xf32>) -> tensor<2x4xf3
 // CHECK-LABEL: func.func @audio_ops
 // CHECK:      llm.subsample_conv %{{.*}} {eps = 9.99999997E-7 : f32, in_channels = 1 : i64, norm = #llm.weight<"n0">, weight = #llm.weight<"c0">} : tensor<9x128xf32> -> tensor<5x512xf32>
 // CHECK:      llm.subsample_conv %{{.*}} {{{.*}}in_channels = 8 : i64{{.*}}} : tensor<5x512xf32> -> tensor<3x64xf32>
-// CHECK:      llm.local_attention %{{.*}}, %{{.*}}, %{{.*}} {cap = 3.000000e+00 : f32, chunk = 4 : i64, future = 0 : i64, head_dim = 4 : i64, heads = 2 : i64, past = 4 : i64, per_dim_scale = #llm.weight<"pds">, relative_keys = #llm.weight<"relk">} : tensor<3x8xf32>
+// CHECK:      llm.local_attention %{{.*}}, %{{.*}}, %{{.*}} {cap = 3.000000e+00 : f32, chunk = 4 : i64, future = 0 : i64, head_dim = 4 : i64, heads = 2 : i64, past = 4 : i64, per_dim_scale = #llm.weight<"pds">, relative_table = #llm.weight<"rel">} : tensor<3x8xf32>
 // CHECK:      llm.gated_causal_conv %{{.*}} {kernel = 5 : i64, weight = #llm.weight<"dw">} : tensor<3x16xf32> -> tensor<3x8xf32>
 // CHECK:      llm.silu %{{.*}} : tensor<3x8xf32>
 // CHECK:      llm.add_bias %{{.*}} {bias = #llm.weight<"b">} : tensor<3x8xf32>
 func.func @audio_ops(%x: tensor<9x128xf32>, %q: tensor<3x8xf32>, %g: tensor<3x16xf32>) -> tensor<3x8xf32> {
   %c0 = llm.subsample_conv %x {weight = #llm.weight<"c0">, norm = #llm.weight<"n0">, in_channels = 1 : i64, eps = 1.0e-6 : f32} : tensor<9x128xf32> -> tensor<5x512xf32>
   %c1 = llm.subsample_conv %c0 {weight = #llm.weight<"c1">, norm = #llm.weight<"n1">, in_channels = 8 : i64, eps = 1.0e-6 : f32} : tensor<5x512xf32> -> tensor<3x64xf32>
-  %a = llm.local_attention %q, %q, %q {heads = 2 : i64, head_dim = 4 : i64, per_dim_scale = #llm.weight<"pds">, relative_keys = #llm.weight<"relk">, chunk = 4 : i64, past = 4 : i64, future = 0 : i64, cap = 3.0 : f32} : tensor<3x8xf32>
+  %a = llm.local_attention %q, %q, %q {heads = 2 : i64, head_dim = 4 : i64, per_dim_scale = #llm.weight<"pds">, relative_table = #llm.weight<"rel">, chunk = 4 : i64, past = 4 : i64, future = 0 : i64, cap = 3.0 : f32} : tensor<3x8xf32>
   %v = llm.gated_causal_conv %g {weight = #llm.weight<"dw">, kernel = 5 : i64} : tensor<3x16xf32> -> tensor<3x8xf32>
   %s = llm.silu %v : tensor<3x8xf32>
   %b = llm.add_bias %s {bias = #llm.weight<"b">} : tensor<3x8xf32>

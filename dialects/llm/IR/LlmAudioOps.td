@@ -45,21 +45,22 @@ def Llm_LocalAttentionOp : Llm_Op<"local_attention", [Pure, AllTypesMatch<["q", 
     · softplus(per_dim_scale)`, key `k · ln(1 + e)/ln 2`; the logit of query `i` and key `j`
     (distance `d = i − j`) is `q̂·k̂ + q̂·rel[C/2 − past + d]` (no second term where that index is
     negative), capped as `cap · tanh(logit / cap)`, over the keys with `0 ≤ d < past` or
-    `0 < −d < future`. `rel[p]` is `relative_keys` (a `[h, h]` plain linear) applied to the
-    sinusoid `[sin(p·τ_i), cos(p·τ_i)]`, `τ_i = 10⁴^(−i / max(h/2 − 1, 1))`, `p = 0 … C/2`,
-    `C = chunk + past + future` (transformers' table; `chunk` matters only through `C/2`).
+    `0 < −d < future`. `rel` is `relative_table`, a `[C/2 + 1, h]` weight: row `p` is the model's
+    `relative_k_proj` (a plain linear) applied to the sinusoid `[sin(p·τ_i), cos(p·τ_i)]`,
+    `τ_i = 10⁴^(−i / max(h/2 − 1, 1))`, `C = chunk + past + future` (transformers' table; `chunk`
+    matters only through `C/2`). It depends on the weights only, so the importer computes it.
     Keys outside the window take the invalid-logit value in transformers, which is exactly
     zero weight after the softmax (every query sees itself), so they are left out.
 
     ```mlir
     %a = llm.local_attention %q, %k, %v {heads = 2 : i64, head_dim = 16 : i64,
-          per_dim_scale = #llm.weight<"pds">, relative_keys = #llm.weight<"relk">,
+          per_dim_scale = #llm.weight<"pds">, relative_table = #llm.weight<"rel">,
           chunk = 4 : i64, past = 4 : i64, future = 0 : i64, cap = 3.0 : f32}
         : tensor<9x32xf32>
     ```
   }];
   let arguments = (ins F32Rows:$q, F32Rows:$k, F32Rows:$v, I64Attr:$heads, I64Attr:$head_dim,
-                       Llm_WeightAttr:$per_dim_scale, Llm_WeightAttr:$relative_keys, I64Attr:$chunk,
+                       Llm_WeightAttr:$per_dim_scale, Llm_WeightAttr:$relative_table, I64Attr:$chunk,
                        I64Attr:$past, I64Attr:$future, F32Attr:$cap);
   let results = (outs F32Rows:$result);
   let assemblyFormat = "$q `,` $k `,` $v attr-dict `:` type($q)";

@@ -541,23 +541,22 @@ LogicalResult FunctionLowering::lower(Operation *op) {
       })
       .Case([&](LocalAttentionOp a) {
         int64_t width = features(a);
-        Value table = alloc(names::derived(loc, "table"), {a.getTableEnd() + 2, width});
         Value out = allocLike(loc, a);
         if (isStep()) {
           Attribute ringK = ring((a.getPast() - 1) * width), ringV = ring((a.getPast() - 1) * width);
           call(loc, kern::kLocalAttentionStepF32,
                {a.getHeadsAttr(), a.getHeadDimAttr(), a.getPastAttr(), a.getFutureAttr(), i64(a.getTableEnd())},
-               {buffers.lookup(a.getQ()), buffers.lookup(a.getK()), buffers.lookup(a.getV()), table, out},
+               {buffers.lookup(a.getQ()), buffers.lookup(a.getK()), buffers.lookup(a.getV()), out},
                {rows, doneOf(rows), ringK, ringV, buffer(0), buffer(1), buffer(2), weight(a.getPerDimScale()),
-                weight(a.getRelativeKeys()), a.getCapAttr(), buffer(3), buffer(4), param("parallel")});
+                weight(a.getRelativeTable()), a.getCapAttr(), buffer(3), param("parallel")});
           buffers[a] = out;
           return success();
         }
         call(loc, kern::kLocalAttentionF32,
              {a.getHeadsAttr(), a.getHeadDimAttr(), a.getPastAttr(), a.getFutureAttr(), i64(a.getTableEnd())},
-             {buffers.lookup(a.getQ()), buffers.lookup(a.getK()), buffers.lookup(a.getV()), table, out},
-             {rows, buffer(0), buffer(1), buffer(2), weight(a.getPerDimScale()), weight(a.getRelativeKeys()),
-              a.getCapAttr(), buffer(3), buffer(4), param("parallel")});
+             {buffers.lookup(a.getQ()), buffers.lookup(a.getK()), buffers.lookup(a.getV()), out},
+             {rows, buffer(0), buffer(1), buffer(2), weight(a.getPerDimScale()), weight(a.getRelativeTable()),
+              a.getCapAttr(), buffer(3), param("parallel")});
         buffers[a] = out;
         return success();
       })

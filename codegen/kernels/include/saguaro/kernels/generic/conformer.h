@@ -95,43 +95,21 @@ inline void subsample_conv_step_f32(int32_t rows, int32_t done, float* ring, con
   push_ring_rows_f32<1, F * Cin>(ring, done > 0 ? 1 : 0, x, rows);
 }
 
-/// The relative position keys of local_attention_f32: table[p][H·HD] = relk · sinusoid(p) for p = 0 … TableEnd,
-/// sinusoid(p) = [sin(p·τ_i), cos(p·τ_i)], τ_i = exp(−i·ln 10⁴ / max(H·HD/2 − 1, 1)), i < H·HD/2 (relk is
-/// [H·HD][H·HD], torch's [out, in]); `sinusoid` holds H·HD floats of scratch.
-template <int D, int TableEnd>
-inline void relative_keys_f32(const float* relk, float* table, float* sinusoid) {
-  constexpr int kHalf = D / 2;
-  const double step = std::log(1.0e4) / (kHalf - 1 > 1 ? kHalf - 1 : 1);
-  for (int p = 0; p <= TableEnd; ++p) {
-    for (int i = 0; i < kHalf; ++i) {
-      const double angle = p * std::exp(-i * step);
-      sinusoid[i] = static_cast<float>(std::sin(angle));
-      sinusoid[kHalf + i] = static_cast<float>(std::cos(angle));
-    }
-    for (int o = 0; o < D; ++o) {
-      float acc = 0.0f;
-      for (int i = 0; i < D; ++i) acc += relk[static_cast<int64_t>(o) * D + i] * sinusoid[i];
-      table[static_cast<int64_t>(p) * D + o] = acc;
-    }
-  }
-}
-
 /// Gemma 4's audio attention of q, k, v[rows][H][HD] into out[rows][H][HD] (out aliases none of them): for query i
 /// and key j (d = i − j) with 0 ≤ d < Past or 0 < −d < Future, the logit is q̂·k̂ + q̂·rel[TableEnd − Past + d] (the
 /// second term only where that index is not negative), q̂ = q·HD^-½/ln 2·softplus(per_dim_scale[HD]),
-/// k̂ = k·ln(1 + e)/ln 2, rel the table of relative_keys_f32; then cap·tanh(logit/cap), a float32 softmax over the
-/// allowed keys and the weighted V sum. Keys before the call's first row are the last `past` rows of
-/// past_k, past_v[Past − 1][H][HD] (right-aligned; null when `past` is 0). `table` is (TableEnd + 2)·H·HD floats of
-/// scratch. (row, head) pairs are split over the threads of `par`.
+/// k̂ = k·ln(1 + e)/ln 2, rel = relative_table[TableEnd + 1][H·HD], the relative position keys the importer computes
+/// from the model's weights (docs/gemma4-audio.md); then cap·tanh(logit/cap), a float32 softmax over the allowed keys
+/// and the weighted V sum. Keys before the call's first row are the last `past` rows of past_k, past_v[Past − 1][H][HD]
+/// (right-aligned; null when `past` is 0). (row, head) pairs are split over the threads of `par`.
 template <int H, int HD, int Past, int Future, int TableEnd>
 inline void local_attention_rows_f32(int32_t rows, int32_t past, const float* past_k, const float* past_v,
                                      const float* q, const float* k, const float* v, const void* per_dim_scale,
-                                     const void* relative_keys, float cap, float* table, float* out,
-                                     const Parallel* par) {
+                                     const void* relative_table, float cap, float* out, const Parallel* par) {
   constexpr int kD = H * HD;
   constexpr int kFutureKeys = Future > 1 ? Future - 1 : 0;
   constexpr int kWindow = Past + kFutureKeys;
-  relative_keys_f32<kD, TableEnd>(static_cast<const float*>(relative_keys), table, table + (TableEnd + 1) * kD);
+  const float* table = static_cast<const float*>(relative_table);
   const float* pds = static_cast<const float*>(per_dim_scale);
   float q_scale[HD];
   const double ln2 = std::log(2.0);
@@ -185,10 +163,10 @@ inline void local_attention_rows_f32(int32_t rows, int32_t past, const float* pa
 /// local_attention_rows_f32 of a whole clip.
 template <int H, int HD, int Past, int Future, int TableEnd>
 inline void local_attention_f32(int32_t rows, const float* q, const float* k, const float* v,
-                                const void* per_dim_scale, const void* relative_keys, float cap, float* table,
-                                float* out, const Parallel* par = nullptr) {
+                                const void* per_dim_scale, const void* relative_table, float cap, float* out,
+                                const Parallel* par = nullptr) {
   local_attention_rows_f32<H, HD, Past, Future, TableEnd>(rows, 0, nullptr, nullptr, q, k, v, per_dim_scale,
-                                                          relative_keys, cap, table, out, par);
+                                                          relative_table, cap, out, par);
 }
 
 /// The step form: q, k, v hold the `rows` frames after the `done` frames of earlier steps; ring_k,
@@ -198,12 +176,12 @@ inline void local_attention_f32(int32_t rows, const float* q, const float* k, co
 template <int H, int HD, int Past, int Future, int TableEnd>
 inline void local_attention_step_f32(int32_t rows, int32_t done, float* ring_k, float* ring_v, const float* q,
                                      const float* k, const float* v, const void* per_dim_scale,
-                                     const void* relative_keys, float cap, float* table, float* out,
+                                     const void* relative_table, float cap, float* out,
                                      const Parallel* par = nullptr) {
   static_assert(Future <= 1, "a streamed frame cannot wait for later frames");
   const int32_t past = done < Past - 1 ? done : Past - 1;
   local_attention_rows_f32<H, HD, Past, Future, TableEnd>(rows, past, ring_k, ring_v, q, k, v, per_dim_scale,
-                                                          relative_keys, cap, table, out, par);
+                                                          relative_table, cap, out, par);
   if constexpr (Past > 1) {
     push_ring_rows_f32<Past - 1, H * HD>(ring_k, past, k, rows);
     push_ring_rows_f32<Past - 1, H * HD>(ring_v, past, v, rows);
