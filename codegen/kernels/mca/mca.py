@@ -2,7 +2,7 @@
 """Static analysis of the int8 CQ decode loops with llvm-mca (`./dev mca`, docs/performance.md).
 
 For every target that has int8 CQ kernels and every bit width, decode_loop.cpp (the decode GEMV generated code calls)
-is compiled to assembly with GCC, the target's flags (kernels/targets.h, read here as cmake/SaguaroTargets.cmake
+is compiled to assembly with GCC and clang (COMPILERS), the target's flags (kernels/targets.h, read here as cmake/SaguaroTargets.cmake
 reads them) and the bundle's -O2 -ffp-contract=off. The decode loop is found in that assembly, not rewritten: the
 single-basic-block loop (a backward branch with no label or branch inside) that holds both the codebook lookups and
 the most int8 products. Its weights per iteration come from its product instructions (each covers one vector of
@@ -12,8 +12,8 @@ the loop can consume (codes plus norms, docs/quantization.md: bits/8 + 2/g bytes
 core's sustained DRAM bytes per cycle (PHONE_DRAM below) for the aarch64 rows, and the predicted weight GB/s at the
 host clock for the x86 rows, to set beside `saguaro bench`'s (weight MB/token x decode tok/s, one thread).
 
-Exit status 77 (a skip, for the tests) when llvm-mca-19 or a cross compiler is missing; 1 when the loop cannot be
-found or llvm-mca fails.
+Exit status 77 (a skip, for the tests) when llvm-mca-19 or a compiler is missing; 2 for an unknown target or
+compiler; 1 when the loop cannot be found or llvm-mca fails.
 """
 import argparse
 import os
@@ -31,13 +31,16 @@ DRIVER = os.path.join(HERE, "decode_loop.cpp")
 MCA = "llvm-mca-19"
 
 K = 1024  # Qwen3-0.6B's hidden size: group size g = 128, the size every K >= 128 has
-GROUP = 128
+GROUP = 128  # cq::group_size(K)
 TILE_ROWS = 8  # the decode tile: eight weight rows (cq_i8_loops::gemv_rows)
 BITS = (1, 2, 3, 4)
 
-# The phone core's sustained DRAM read rate. ASSUMPTION, no measured source found: Snapdragon 888 (one Cortex-X1 at
-# 2.84 GHz) with LPDDR5-6400 on 4 x 16-bit channels has a theoretical peak of 6400 MT/s x 8 bytes = 51.2 GB/s
-# (Qualcomm's published memory spec); one core is taken to sustain half of it, 25.6 GB/s, i.e. 9.0 bytes per cycle.
+# The phone core's sustained DRAM read rate. ASSUMPTION, no measured single-core figure was found: Snapdragon 888
+# runs its Cortex-X1 at 2.84 GHz (https://www.gizbot.com/mobile/features/arm-cortex-x1-the-next-gen-mobile-cpu-
+# architecture-explained-071330.html) with LPDDR5 at 6.4 Gb/s per pin (https://www.moneycontrol.com/news/technology/
+# samsung-achieves-fastest-ever-dram-speed-on-qualcomms-platform-clocking-8-5gbps-9348381.html); on a 64-bit bus
+# (4 x 16-bit channels, taken as given) that peaks at 51.2 GB/s, and one core is taken to sustain half of it:
+# 25.6 GB/s, 9.0 bytes per cycle.
 PHONE_DRAM = {"gbps": 25.6, "ghz": 2.84,
               "source": "assumption: half of Snapdragon 888's LPDDR5-6400 peak (51.2 GB/s) at the X1's 2.84 GHz"}
 
