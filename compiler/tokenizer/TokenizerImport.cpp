@@ -138,6 +138,13 @@ bool import_hf(const std::string& json_path, std::vector<uint8_t>* bytes,
     return fail();
   if (tokens.empty()) return *err = where + "empty vocab", false;
   const int64_t n_tokens = tokens.rbegin()->first + 1;
+  // The tables are dense in ids: a few entries with ids up to 2^24 would make millions of empty pieces (a 1 KB file
+  // costing seconds and hundreds of MB; found by fuzz_hf_tokenizer). Real vocabularies leave few or no ids unused.
+  constexpr int64_t kMaxUnusedIds = int64_t{1} << 16;
+  if (const int64_t unused = n_tokens - static_cast<int64_t>(tokens.size()); unused > kMaxUnusedIds)
+    return *err = where + "vocab ids go up to " + std::to_string(n_tokens - 1) + " but " + std::to_string(unused) +
+                  " ids below that are unused (at most " + std::to_string(kMaxUnusedIds) + " may be)",
+           false;
 
   std::vector<uint32_t> merges;  // triples
   if (!component("model.merges", &problem, [&] {
