@@ -60,11 +60,16 @@ int32_t num_next(int32_t s, uint8_t c, bool integer) {
 
 bool is_hex(uint8_t c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 
+// Frames compare as bytes (they are plain data). Empty stacks are equal without memcmp: an empty vector's data()
+// may be null, which memcmp must not be given even for zero bytes.
+bool same_frames(const JsonFrame* a, const JsonFrame* b, size_t n) {
+  return n == 0 || std::memcmp(a, b, n * sizeof(JsonFrame)) == 0;
+}
+
 }  // namespace
 
 bool JsonParseState::operator==(const JsonParseState& o) const {
-  return ends == o.ends && frames.size() == o.frames.size() &&
-         std::memcmp(frames.data(), o.frames.data(), frames.size() * sizeof(JsonFrame)) == 0;
+  return ends == o.ends && frames.size() == o.frames.size() && same_frames(frames.data(), o.frames.data(), frames.size());
 }
 
 void JsonMatcher::start(JsonParseState* s) const {
@@ -80,7 +85,7 @@ void JsonMatcher::emit(const Stack& s, JsonParseState* out) const {
   // Drop a stack equal to one already there: readings that agree from here on are one reading.
   uint32_t begin = 0;
   for (uint32_t end : out->ends) {
-    if (end - begin == s.size() && std::memcmp(out->frames.data() + begin, s.data(), s.size() * sizeof(JsonFrame)) == 0)
+    if (end - begin == s.size() && same_frames(out->frames.data() + begin, s.data(), s.size()))
       return;
     begin = end;
   }

@@ -4,12 +4,16 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <cmath>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <string>
 #include <vector>
+
+#include "fuzz_findings.h"
 
 namespace saguaro {
 namespace {
@@ -188,6 +192,33 @@ TEST(JsonSchemaMask, TooSmallBudgetIsAnError) {
   std::string err;
   EXPECT_FALSE(m.mask(logits.data(), vocab->vocab(), 5, &err));
   EXPECT_NE(err.find("max_tokens"), std::string::npos) << err;
+}
+
+// Two readings of anyOf that close the whole value at the same byte leave two empty stacks: they are one reading,
+// and the value is complete.
+TEST(JsonSchemaMask, ReadingsThatCloseTogetherAreOne) {
+  const std::string schema = R"({"type":"object","properties":{"b":{"anyOf":[{"type":"integer"},{"enum":[1]}]}}})";
+  JsonMask m(grammar(schema), small_vocab());
+  EXPECT_TRUE(m.feed(R"({"b":1})"));
+  EXPECT_TRUE(m.complete());
+  EXPECT_TRUE(m.finished());
+  EXPECT_FALSE(m.feed("}"));
+}
+
+// fuzz_json_schema's inputs: the schema before the first NUL, then the bytes after it fed one at a time, as the
+// target feeds them (the sanitized suite is what would catch a relapse).
+TEST(JsonSchemaMask, FuzzFindingsAreHandled) {
+  const int seen = test::for_each_fuzz_finding("fuzz_json_schema", [](const std::string& path, const std::string& bytes) {
+    const size_t cut = std::min(bytes.find('\0'), bytes.size());
+    std::string err;
+    auto g = JsonGrammar::from_schema(bytes.substr(0, cut), &err);
+    ASSERT_TRUE(g) << path << ": " << err;
+    JsonMask m(g, small_vocab());
+    size_t fed = cut + 1;
+    while (fed < bytes.size() && m.feed(bytes.substr(fed, 1))) ++fed;
+    EXPECT_LT(fed, bytes.size()) << path << ": its bytes after the schema are not one value";
+  });
+  EXPECT_GT(seen, 0);
 }
 
 }  // namespace
