@@ -26,6 +26,7 @@
 #include "ChatPieces.h"
 
 #include <cstdio>
+#include <map>
 
 namespace saguaro::chat {
 namespace {
@@ -62,6 +63,19 @@ struct Conversation {
     for (size_t k = 0; k < messages.size(); ++k)
       s += (k ? ", " : "") + messages[k].role + (messages[k].tool_calls.empty() ? "" : " with tool calls");
     return s + "]" + (tools.empty() ? "" : " with " + std::to_string(tools.size()) + " tools");
+  }
+  // Everything the template sees of the conversation, each text length-prefixed: equal keys render equally.
+  std::string key(bool gen) const {
+    std::string k = gen ? "g" : "n";
+    const auto add = [&k](const std::string& text) { k += std::to_string(text.size()) + ':' + text; };
+    for (const ChatMessage& m : messages) {
+      add(m.role), add(m.content), k += 'p' + std::to_string(m.parts.size());
+      for (const ContentPart& part : m.parts) k += std::to_string(int(part.kind)), add(part.text);
+      k += 'c' + std::to_string(m.tool_calls.size());
+      for (const ToolCall& call : m.tool_calls) add(call.name), add(call.arguments);
+    }
+    for (const std::string& tool : tools) add(tool);
+    return k;
   }
 };
 
@@ -201,9 +215,13 @@ class Decomposer {
   }
 
  private:
+  // The template's text for `c`. The features' searches compare the same conversations with many candidate pieces,
+  // so each rendering is kept (the template's variables, the date included, are fixed for the whole compile).
   std::string render(const Conversation& c, bool gen) const {
+    const std::string key = c.key(gen);
+    if (const auto it = rendered_.find(key); it != rendered_.end()) return it->second;
     try {
-      return tmpl_.render(chat_variables(c.messages, c.tools, gen, opts_));
+      return rendered_[key] = tmpl_.render(chat_variables(c.messages, c.tools, gen, opts_));
     } catch (const TemplateError& e) {
       throw TemplateError(std::string(e.what()) + " (rendering a conversation " + c.describe() + ")");
     }
@@ -519,6 +537,7 @@ class Decomposer {
 
   const Template& tmpl_;
   const ChatTemplateOptions& opts_;
+  mutable std::map<std::string, std::string> rendered_;  // render()'s texts by Conversation::key
 };
 
 }  // namespace
