@@ -61,7 +61,8 @@ struct Request {
   bool stream_local = false;       // with the handoff: stream local pieces before the policy decides
   const std::atomic<bool>* stop_flag = nullptr;  // set by saguaro_stop: end the generation after the current token
   json policy = json::object();    // every option that is not the local generation's (the handoff policy's)
-  std::shared_ptr<const saguaro::JsonGrammar> format;  // "response_format"; null: free text
+  std::shared_ptr<const saguaro::JsonGrammar> format;  // the answer's grammar; null: free text
+  const char* format_argument = "";                     // the option `format` came from, named in its errors
   std::shared_ptr<const saguaro::TokenTrie> vocab;     // with `format`: the model's vocabulary trie
   saguaro::ToolAnswer tools;       // the options' tools and tool_choice
 };
@@ -224,10 +225,12 @@ bool parse_options(const saguaro_model& model, const char* text, Request* r, std
   if (o.contains("response_format")) {
     r->format = saguaro::JsonGrammar::from_response_format(o["response_format"].dump(), err);
     if (!r->format && !err->empty()) return *err = "options_json: response_format: " + *err, false;
+    r->format_argument = "response_format";
   }
   if (r->tools.grammar()) {
     if (r->format) return *err = "options_json: a \"response_format\" and a tool_choice that forces a call exclude each other", false;
     r->format = r->tools.grammar();
+    r->format_argument = "tool_choice";
   }
   if (o.contains("stop")) {
     const json& s = o["stop"];
@@ -312,8 +315,7 @@ bool run_local(saguaro::Engine& engine, Request& req, const PieceSink& tool_free
   saguaro::GenerateConfig cfg = req.cfg;
   std::unique_ptr<saguaro::JsonMask> format;
   if (req.format)
-    format = std::make_unique<saguaro::JsonMask>(req.format, req.vocab,
-                                                 req.tools.grammar() ? "tool_choice" : "response_format"),
+    format = std::make_unique<saguaro::JsonMask>(req.format, req.vocab, req.format_argument),
     cfg.constraint = format.get();
   const bool ok = engine.generate(req.prompt, cfg, on_text, &out->st, err);
   if (!out->probe) engine.set_step_hook(nullptr);
