@@ -23,7 +23,12 @@ struct AudioStream::Impl {
   std::vector<float> soft;    // the soft tokens so far
   bool finished = false;
 
-  explicit Impl(Engine& e) : engine(e), state(e.spec().audio->state_bytes / sizeof(float)) {}
+  explicit Impl(Engine& e) : engine(e), state(e.spec().audio->state_bytes / sizeof(float)) {
+    engine.hold_audio_step_arena();
+  }
+  ~Impl() { engine.release_audio_step_arena(); }
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
 
   /// Runs the tower's step over the frames that make whole soft tokens (at the end: all of them, and at least one
   /// frame in the clip), so at the end of the clip only the last token's frames remain.

@@ -539,21 +539,22 @@ int bench_tower(const std::string& path, const std::string& out_path, int32_t th
   };
   // A streamed clip (the audio tower's step): every whole soft token's frames went through the step as they arrived;
   // at the end of the clip the last step over the rest remains. The state before it is made once (one step over the
-  // whole tokens) and restored before each timed run.
+  // whole tokens) and restored before each timed run. The steps run on one kept arena, as a stream's do.
   std::vector<float> state(tower.state_bytes / sizeof(float)), state_before, step_tokens;
+  HugePageMemory step_arena;
   const int32_t token = tower.rows_per_token, before = in.rows > token ? (in.rows - 1) / token * token : 0;
   auto last_step = [&] {
     state = state_before;
     step_tokens.resize(static_cast<size_t>(in.rows - before + token - 1) / token * tower.out_dim);
     const double t0 = now_s();
     if (!model->encode_step(tower, in.data.data() + static_cast<size_t>(before) * tower.row_width, in.rows - before,
-                            before, state.data(), step_tokens.data()))
+                            before, state.data(), step_tokens.data(), &step_arena))
       throw std::runtime_error(std::string("out of memory for the ") + kind + " tower's arena");
     return now_s() - t0;
   };
   if (tower.encode_step) {
     step_tokens.resize(static_cast<size_t>(before / token) * tower.out_dim);
-    if (before > 0 && !model->encode_step(tower, in.data.data(), before, 0, state.data(), step_tokens.data()))
+    if (before > 0 && !model->encode_step(tower, in.data.data(), before, 0, state.data(), step_tokens.data(), &step_arena))
       throw std::runtime_error(std::string("out of memory for the ") + kind + " tower's arena");
     state_before = state;
     last_step();  // warm-up

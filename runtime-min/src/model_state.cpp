@@ -56,11 +56,13 @@ std::unique_ptr<BoundModel> BoundModel::bind(const ModelSpec& spec, const Blob& 
 }
 
 namespace {
-/// Runs `body` with `state` on an arena of `tower`'s own, held only during the call; false when it cannot be
-/// allocated.
+/// Runs `body` with `state` on `kept` (mapped first when empty), or without it on an arena of `tower`'s own held
+/// only during the call; false when the arena cannot be allocated.
 template <typename Body>
-bool on_tower_arena(const EncoderSpec& tower, const ModelState& state, Body body) {
-  HugePageMemory arena(tower.arena_bytes);
+bool on_tower_arena(const EncoderSpec& tower, const ModelState& state, HugePageMemory* kept, Body body) {
+  HugePageMemory own;
+  HugePageMemory& arena = kept ? *kept : own;
+  if (!arena.data()) arena = HugePageMemory(tower.arena_bytes);
   if (!arena.data()) return false;
   ModelState s = state;
   s.arena = static_cast<float*>(arena.data());
@@ -71,13 +73,13 @@ bool on_tower_arena(const EncoderSpec& tower, const ModelState& state, Body body
 
 bool BoundModel::encode(const EncoderSpec& tower, const float* rows_in, const int32_t* positions, int32_t rows,
                         float* soft_tokens) const {
-  return on_tower_arena(tower, state_,
+  return on_tower_arena(tower, state_, nullptr,
                         [&](const ModelState& s) { tower.encode(s, rows_in, positions, rows, soft_tokens); });
 }
 
 bool BoundModel::encode_step(const EncoderSpec& tower, const float* features, int32_t rows, int32_t start,
-                             float* state, float* soft_tokens) const {
-  return on_tower_arena(tower, state_, [&](const ModelState& s) {
+                             float* state, float* soft_tokens, HugePageMemory* kept) const {
+  return on_tower_arena(tower, state_, kept, [&](const ModelState& s) {
     tower.encode_step(s, features, rows, start, state, soft_tokens);
   });
 }

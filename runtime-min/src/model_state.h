@@ -47,9 +47,10 @@ class BoundModel {
   bool encode(const EncoderSpec& tower, const float* rows_in, const int32_t* positions, int32_t rows,
               float* soft_tokens) const;
   /// The same for a streamed clip's step (EncoderSpec::encode_step): `rows` frames after `start`, with the stream's
-  /// `state`.
+  /// `state`. With `kept`, the step runs on that arena instead, mapping it first when it is empty: a stream's steps
+  /// then share one arena rather than mapping and zeroing the tower's whole working memory each time.
   bool encode_step(const EncoderSpec& tower, const float* features, int32_t rows, int32_t start, float* state,
-                   float* soft_tokens) const;
+                   float* soft_tokens, HugePageMemory* kept = nullptr) const;
   /// Zeroes the KV cache (start of a new sequence).
   void clear_kv();
   uint64_t kv_bytes() const { return kv_.bytes(); }

@@ -104,6 +104,11 @@ class Engine {
   /// when the model has no audio tower or start + n is not 1 to max_rows.
   bool encode_audio_step(const float* features, size_t n, size_t start, float* state, std::vector<float>* soft_tokens,
                          std::string* err);
+  /// While the audio step arena is held (a count; AudioStream holds it for its lifetime), encode_audio_step's calls
+  /// share one arena, mapped by the first, instead of mapping and zeroing the tower's working memory (tens of MB)
+  /// at every step; the last release unmaps it.
+  void hold_audio_step_arena();
+  void release_audio_step_arena();
   /// Token ids of `text` (BOS first when the tokenizer's config says so).
   bool tokenize(std::string_view text, std::vector<int32_t>* ids, std::string* err);
 
