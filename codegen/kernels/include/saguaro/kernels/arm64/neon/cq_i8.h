@@ -3,19 +3,20 @@
 //
 // Codes in the planar layouts (cq::kLayoutPlanar, cq::kLayoutPlanarPanel8) decode 16 at a time into byte indices
 // with one load, a shift and a mask; 1-bit codes and the high bits of 3-bit codes, their bit stream loaded once per
-// row, spread two bytes over 16 lanes (a 64-bit shift and TBL) and test one bit per lane (CMTST). TBL looks the
-// indices up in the codebook as signed bytes (cq::int8_codebook, −64…64). Products: SMULL + SMLAL2 add two w·q per 16-bit lane (|sum| <= 2·64·128 = 2^14, exact), SADALP widens
-// them into int32 lanes, so every group's dot is exact in int32 and any order of the integer sums gives the same
-// value. The float steps are the generic kernel's: t = (scale_j·s_cb)·float(dot_j), acc = acc + σ_j·t, one rounding
-// each (no FMA: the kernels compile with -ffp-contract=off), groups in j order.
+// row, spread two bytes over 16 lanes (TBL) and test one bit per lane (CMTST). TBL looks the indices up in the
+// codebook as signed bytes (cq::int8_codebook, −64…64). Products: SMULL + SMLAL2 add two w·q per 16-bit lane
+// (|sum| <= 2·64·128 = 2^14, exact), SADALP widens them into int32 lanes, so every group's dot is exact in int32 and
+// any order of the integer sums gives the same value. The float steps are the generic kernel's: t =
+// (scale_j·s_cb)·float(dot_j), acc = acc + σ_j·t, one rounding each (no FMA: the kernels compile with
+// -ffp-contract=off), groups in j order.
 //
 // Decode (fewer than 4 rows) streams the codes once, eight weight rows at a time, one row's group after the other
-// against the group's activations held in registers. Prefill decodes four weight rows
-// into an L1 buffer of bytes once and applies them to the activation rows two at a time. The row and column loops
-// around these tiles are cq_i8_loops.h's (Kernels is its micro-kernel). The dotprod and i8mm sets
-// (arm64/dotprod/cq_i8.h, arm64/i8mm/cq_i8.h) reuse this decoding and tiling through the `Ops` parameter: they
-// replace the product (SDOT) and the prefill block (SMMLA). Layouts or group sizes without a vector decoder here go
-// to the generic kernel.
+// against the group's activations held in registers; its 1-bit products take the code bits themselves (0 or −1)
+// and the group's activation sum in place of the lookup (operand). Prefill decodes four weight rows into an L1
+// buffer of bytes once and applies them to the activation rows two at a time. The row and column loops around these
+// tiles are cq_i8_loops.h's (Kernels is its micro-kernel). The dotprod and i8mm sets (arm64/dotprod/cq_i8.h,
+// arm64/i8mm/cq_i8.h) reuse this decoding and tiling through the `Ops` parameter: they replace the product (SDOT)
+// and the prefill block (SMMLA). Layouts or group sizes without a vector decoder here go to the generic kernel.
 #pragma once
 
 #include <arm_neon.h>
@@ -49,16 +50,19 @@ inline uint8x16_t load_bytes(const uint8_t* p) {
 }
 
 /// Lane i (of 16) all-ones where bit 16u + i of the LSB bit stream in h (u < 8: the 128 bits of a vector) is set,
-/// else zero: bytes 2u and 2u + 1 shifted to the bottom of their 64-bit half, TBL copies them to lanes 0…7 and
-/// 8…15, CMTST tests lane i's bit. No loads, so a row's stream is loaded once for all its u.
+/// else zero: TBL copies bytes 2u and 2u + 1 to lanes 0…7 and 8…15, CMTST tests lane i's bit. No loads, so a row's
+/// stream is loaded once for all its u.
 inline uint8x16_t bit_lanes(uint8x16_t h, int u) {
-  static constexpr uint8_t kPairs[2][16] = {{0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1},
-                                            {8, 8, 8, 8, 8, 8, 8, 8, 9, 9, 9, 9, 9, 9, 9, 9}};
   static constexpr uint8_t kBit[16] = {1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128};
-  const int shift = 16 * (u % 4);
-  const uint8x16_t s =
-      shift ? vreinterpretq_u8_u64(vshlq_u64(vreinterpretq_u64_u8(h), vdupq_n_s64(-shift))) : h;
-  return vtstq_u8(vqtbl1q_u8(s, vld1q_u8(kPairs[u / 4])), vld1q_u8(kBit));
+  uint8_t pair[16];
+  for (int i = 0; i < 16; ++i) pair[i] = static_cast<uint8_t>(2 * u + i / 8);
+  return vtstq_u8(vqtbl1q_u8(h, vld1q_u8(pair)), vld1q_u8(kBit));
+}
+
+/// Lane i all-ones where 1-bit code 16u + i of a group of g is 1 (the LSB stream, 16 bytes for 128 codes).
+template <int g>
+inline uint8x16_t one_bit_lanes(const uint8_t* group, int u) {
+  return bit_lanes(load_bytes<(g < 128 ? g / 8 : 16)>(group + 16 * (u / 8)), u % 8);
 }
 
 /// Where code c of a 3-bit codebook sits in the lookup table: code_indices adds 7 for the high bit (USRA of its
@@ -73,8 +77,7 @@ inline uint8x16_t code_indices(const uint8_t* group, int u) {
     const uint8x16_t v = vld1q_u8(group + (u / 4) * 32 + (u % 2) * 16);
     return (u / 2) % 2 ? vshrq_n_u8(v, 4) : vandq_u8(v, vdupq_n_u8(0x0F));
   } else if constexpr (Bits == 1) {
-    constexpr int kBytes = g < 128 ? g / 8 : 16;  // 128-code pieces of the stream
-    return vandq_u8(bit_lanes(load_bytes<kBytes>(group + 16 * (u / 8)), u % 8), vdupq_n_u8(1));
+    return vandq_u8(one_bit_lanes<g>(group, u), vdupq_n_u8(1));
   } else {  // 128-code chunks: 32 bytes of 2-bit planes (code 32q+e in bits 2q of byte e), 3 bits: + 16 high-bit bytes
     const uint8_t* chunk = group + (u / 8) * (Bits == 3 ? 48 : 32);
     const uint8x16_t v = vld1q_u8(chunk + (u % 2) * 16);
@@ -101,7 +104,7 @@ inline int8x16_t weights(const uint8_t* group, int u, int8x16_t lut) {
 template <int g, int Bits>
 inline int8x16_t operand(const uint8_t* group, int u, int8x16_t lut) {
   if constexpr (Bits == 1) {
-    return vreinterpretq_s8_u8(bit_lanes(load_bytes<(g < 128 ? g / 8 : 16)>(group + 16 * (u / 8)), u % 8));
+    return vreinterpretq_s8_u8(one_bit_lanes<g>(group, u));
   } else {
     return weights<g, Bits>(group, u, lut);
   }
@@ -287,8 +290,8 @@ struct Kernels : HalfNorms {
         #pragma GCC unroll 8
         for (int u = 0; u < g / 16; ++u) d[b] = Ops::dot(d[b], operand<g, Bits>(cj + b * kStride, u, lut), a[u]);
         // The compilers' schedulers would hoist every row's code loads (and clang defer its products) across the
-        // rows and spill: the empty asm finishes row b (its result an operand) before row b + 1's loads (memory).
-        asm("" : "+w"(d[b]) : : "memory");
+        // rows and spill: the empty asm finishes row b (its result an input) before row b + 1's loads (memory).
+        asm("" : : "w"(d[b]) : "memory");
       }
       const float cs = x.scale[j] * scb;
       if constexpr (NB == 8) {
