@@ -93,6 +93,8 @@ void CheckAllShapes() {
   CheckMatmul<200, 6, 2, Layout>();
   CheckMatmul<1024, 10, 1, Layout>();
   CheckMatmul<32, 5, 1, Layout>();
+  CheckMatmul<16, 9, 1, Layout>();
+  CheckMatmul<64, 12, 1, Layout>();
   CheckMatmul<24, 3, 4, Layout>();
 }
 
