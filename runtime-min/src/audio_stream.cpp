@@ -23,12 +23,9 @@ struct AudioStream::Impl {
   std::vector<float> soft;    // the soft tokens so far
   bool finished = false;
 
-  explicit Impl(Engine& e) : engine(e), state(e.spec().audio->state_bytes / sizeof(float)) {
-    engine.hold_audio_step_arena();
-  }
-  ~Impl() { engine.release_audio_step_arena(); }
-  Impl(const Impl&) = delete;
-  Impl& operator=(const Impl&) = delete;
+  AudioStepArena arena;       // the steps' working memory, mapped by the first step
+
+  explicit Impl(Engine& e) : engine(e), state(e.spec().audio->state_bytes / sizeof(float)) {}
 
   /// Runs the tower's step over the frames that make whole soft tokens (at the end: all of them, and at least one
   /// frame in the clip), so at the end of the clip only the last token's frames remain.
@@ -37,7 +34,7 @@ struct AudioStream::Impl {
                  token = static_cast<size_t>(engine.spec().audio->rows_per_token);
     const size_t n = last ? frames.size() / mel : frames.size() / mel / token * token;
     if (n == 0 && !(last && encoded == 0)) return true;
-    if (!engine.encode_audio_step(frames.data(), n, encoded, state.data(), &soft, err)) return false;
+    if (!engine.encode_audio_step(frames.data(), n, encoded, state.data(), &soft, err, &arena)) return false;
     frames.erase(frames.begin(), frames.begin() + static_cast<std::ptrdiff_t>(n * mel));
     encoded += n;
     return true;

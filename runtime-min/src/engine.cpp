@@ -48,8 +48,6 @@ struct Engine::Impl {
   StepHook step_hook;           // empty: none
   bool user_tap = false;        // set_tap installed a hook: generate() does not run the probe
   std::unique_ptr<HiddenCapture> probe_rows;  // the generated tokens' hidden rows, when a probe is compiled in
-  int32_t audio_step_holds = 0;               // hold_audio_step_arena() minus releases
-  HugePageMemory audio_step_arena;            // the audio steps' arena while held (mapped by the first step)
 
   // Runs the model over tokens[0..n) from position 0 in prefill_chunk pieces; `out` gets the last row,
   // or all rows when `all`. With soft_embeds (n × dim floats), the rows where soft_mask is set take them.
@@ -305,24 +303,21 @@ std::vector<float> Engine::encode_audio(const std::vector<float>& features, std:
   return out;
 }
 
+AudioStepArena::AudioStepArena() = default;
+AudioStepArena::~AudioStepArena() = default;
+
 bool Engine::encode_audio_step(const float* features, size_t n, size_t start, float* state,
-                               std::vector<float>* soft_tokens, std::string* err) {
+                               std::vector<float>* soft_tokens, std::string* err, AudioStepArena* arena) {
   const EncoderSpec* audio = audio_tower_for(impl_->spec, start + n, err);
   if (!audio) return false;
   if (n == 0) return true;  // a clip whose frames all went through earlier steps
   const size_t before = soft_tokens->size(), token = static_cast<size_t>(audio->rows_per_token);
+  if (arena && !arena->memory_) arena->memory_ = std::make_unique<HugePageMemory>();
   soft_tokens->resize(before + (n + token - 1) / token * audio->out_dim);
   if (!impl_->model->encode_step(*audio, features, static_cast<int32_t>(n), static_cast<int32_t>(start), state,
-                                 soft_tokens->data() + before,
-                                 impl_->audio_step_holds > 0 ? &impl_->audio_step_arena : nullptr))
+                                 soft_tokens->data() + before, arena ? arena->memory_.get() : nullptr))
     return soft_tokens->resize(before), *err = "out of memory for the audio tower's arena", false;
   return true;
-}
-
-void Engine::hold_audio_step_arena() { ++impl_->audio_step_holds; }
-
-void Engine::release_audio_step_arena() {
-  if (impl_->audio_step_holds > 0 && --impl_->audio_step_holds == 0) impl_->audio_step_arena = HugePageMemory();
 }
 
 bool Engine::tokenize(std::string_view text, std::vector<int32_t>* ids, std::string* err) {

@@ -8,7 +8,8 @@ named must answer differently, so the clip does reach the answer.
 
 Each bad reference: -1 and one line "messages_json: messages[0].content[0]: ..." from saguaro_last_error: an id never
 given, a stream not ended, one ended without soft tokens, a destroyed one, one of another model (a second
-saguaro_init of the same bundle), a model without an audio tower (a text-only bundle), and an id that is not a
+saguaro_init of the same bundle, also after that model is destroyed; the stream is destroyed after its model), a
+model without an audio tower (a text-only bundle), and an id that is not a
 positive integer.
 
 The Python package's AudioStream (bindings/python) does the same in a fresh virtual environment: the clip pushed as
@@ -52,6 +53,7 @@ class Library:
         lib.saguaro_audio_id.restype = ctypes.c_long
         lib.saguaro_audio_id.argtypes = [ctypes.c_void_p]
         lib.saguaro_audio_destroy.argtypes = [ctypes.c_void_p]
+        lib.saguaro_destroy.argtypes = [ctypes.c_void_p]
 
     def error(self):
         return self.lib.saguaro_last_error().decode()
@@ -166,6 +168,11 @@ def main():
     theirs = lib.stream(second, clip)
     sid = lib.lib.saguaro_audio_id(theirs)
     refused("a stream of another model", lib, model, {"stream": sid}, f"audio stream {sid} belongs to another model")
+    # A stream may outlive its model: it is still refused by name, and destroying it afterwards touches nothing of
+    # the destroyed model (the stream owns its step arena).
+    lib.lib.saguaro_destroy(second)
+    refused("a stream of a destroyed model", lib, model, {"stream": sid},
+            f"audio stream {sid} belongs to another model")
     lib.lib.saguaro_audio_destroy(theirs)
 
     text_bundle = bundle("text-only")

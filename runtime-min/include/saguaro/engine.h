@@ -14,6 +14,8 @@
 
 namespace saguaro {
 
+class HugePageMemory;
+
 /// Generation settings (see docs/runtime.md).
 struct GenerateConfig {
   float temperature = 1.0f;         // 0: greedy
@@ -67,6 +69,20 @@ using TokenCallback = std::function<bool(std::string_view text, int32_t token_id
 /// Sees the logits (vocab floats) every generated token is about to be sampled from, the stopping token's too.
 using StepHook = std::function<void(const float* logits, int32_t vocab)>;
 
+/// The audio tower's working memory that a stream's steps share (Engine::encode_audio_step): mapped by the first step
+/// given it, unmapped with it. AudioStream keeps one for its lifetime, so it does not depend on the engine's.
+class AudioStepArena {
+ public:
+  AudioStepArena();
+  ~AudioStepArena();
+  AudioStepArena(const AudioStepArena&) = delete;
+  AudioStepArena& operator=(const AudioStepArena&) = delete;
+
+ private:
+  friend class Engine;
+  std::unique_ptr<HugePageMemory> memory_;
+};
+
 class Engine {
  public:
   /// Opens a bundle directory (containing weights.sgw) or a .sgw file, loading the weights as `load` says; null +
@@ -102,13 +118,10 @@ class Engine {
   /// are the clip's last frames), reading and updating the stream's `state` (EncoderSpec::state_bytes, any content
   /// before the first step). The steps' soft tokens are encode_audio's of the whole clip, bit for bit. False + err
   /// when the model has no audio tower or start + n is not 1 to max_rows.
+  /// With `arena`, the step runs on it (mapped by the first step that is given it): a stream's steps then share one
+  /// arena instead of mapping and zeroing the tower's working memory (tens of MB) each time.
   bool encode_audio_step(const float* features, size_t n, size_t start, float* state, std::vector<float>* soft_tokens,
-                         std::string* err);
-  /// While the audio step arena is held (a count; AudioStream holds it for its lifetime), encode_audio_step's calls
-  /// share one arena, mapped by the first, instead of mapping and zeroing the tower's working memory (tens of MB)
-  /// at every step; the last release unmaps it.
-  void hold_audio_step_arena();
-  void release_audio_step_arena();
+                         std::string* err, AudioStepArena* arena = nullptr);
   /// Token ids of `text` (BOS first when the tokenizer's config says so).
   bool tokenize(std::string_view text, std::vector<int32_t>* ids, std::string* err);
 
