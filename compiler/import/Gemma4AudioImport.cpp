@@ -7,7 +7,7 @@
 //
 //===------------------------------------------------------------------------------------===//
 #include "compiler/import/HfImport.h"
-#include "dialects/llm/IR/LlmDialect.h"
+#include "dialects/llm/IR/RelativeTable.h"
 
 #include <algorithm>
 #include <cmath>
@@ -118,7 +118,7 @@ llvm::Error saguaro::describeGemma4Audio(const HfConfig &outer, ModelDesc &d) {
 
 void saguaro::addAudioRelativeTables(ImportedModel &model) {
   const AudioTower &a = model.desc.audio;
-  const int64_t h = a.dim, half = a.dim / 2, end = llm::LocalAttentionOp::tableEnd(a.chunk, a.past, a.future);
+  const int64_t h = a.dim, half = a.dim / 2, end = llm::relativeTableEnd(a.chunk, a.past, a.future);
   // sinusoid(p) = [sin(p·τ_i), cos(p·τ_i)], τ_i = 10⁴^(−i / max(h/2 − 1, 1)): Gemma4AudioRelPositionalEncoding.
   const double step = std::log(1.0e4) / static_cast<double>(std::max<int64_t>(half - 1, 1));
   std::vector<double> sinusoid(static_cast<size_t>(h));

@@ -66,10 +66,8 @@ def Llm_LocalAttentionOp : Llm_Op<"local_attention", [Pure, AllTypesMatch<["q", 
   let assemblyFormat = "$q `,` $k `,` $v attr-dict `:` type($q)";
   let hasVerifier = 1;
   let extraClassDeclaration = [{
-    /// The relative position table's last position, C/2, C = chunk + past + future: the importer sizes the
-    /// table it computes with this too.
-    static int64_t tableEnd(int64_t chunk, int64_t past, int64_t future) { return (chunk + past + future) / 2; }
-    int64_t getTableEnd() { return tableEnd(getChunk(), getPast(), getFuture()); }
+    /// The relative position table's last position (RelativeTable.h, the rule the importer sizes it by).
+    int64_t getTableEnd() { return relativeTableEnd(getChunk(), getPast(), getFuture()); }
   }];
 }
 

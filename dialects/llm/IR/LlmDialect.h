@@ -9,6 +9,8 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include "dialects/llm/IR/RelativeTable.h"
+
 #include "dialects/llm/IR/LlmOpsDialect.h.inc"
 
 #define GET_ATTRDEF_CLASSES
