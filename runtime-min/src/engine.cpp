@@ -303,7 +303,7 @@ std::vector<float> Engine::encode_audio(const std::vector<float>& features, std:
   return out;
 }
 
-AudioStepArena::AudioStepArena() = default;
+AudioStepArena::AudioStepArena() : memory_(std::make_unique<HugePageMemory>()) {}
 AudioStepArena::~AudioStepArena() = default;
 
 bool Engine::encode_audio_step(const float* features, size_t n, size_t start, float* state,
@@ -312,7 +312,6 @@ bool Engine::encode_audio_step(const float* features, size_t n, size_t start, fl
   if (!audio) return false;
   if (n == 0) return true;  // a clip whose frames all went through earlier steps
   const size_t before = soft_tokens->size(), token = static_cast<size_t>(audio->rows_per_token);
-  if (arena && !arena->memory_) arena->memory_ = std::make_unique<HugePageMemory>();
   soft_tokens->resize(before + (n + token - 1) / token * audio->out_dim);
   if (!impl_->model->encode_step(*audio, features, static_cast<int32_t>(n), static_cast<int32_t>(start), state,
                                  soft_tokens->data() + before, arena ? arena->memory_.get() : nullptr))

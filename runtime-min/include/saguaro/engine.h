@@ -80,7 +80,7 @@ class AudioStepArena {
 
  private:
   friend class Engine;
-  std::unique_ptr<HugePageMemory> memory_;
+  std::unique_ptr<HugePageMemory> memory_;  // empty (unmapped) until the first step maps it
 };
 
 class Engine {
